@@ -1,0 +1,56 @@
+"""Findings: the one record every check produces, and its severity scale."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import asdict, dataclass
+from typing import Any
+
+
+class Severity(str, enum.Enum):
+    """How bad a finding is. Errors are facts; warnings are risks or heuristic verdicts."""
+
+    INFO = "info"
+    WARNING = "warning"
+    ERROR = "error"
+
+    @property
+    def rank(self) -> int:
+        return _RANK[self]
+
+
+_RANK = {Severity.INFO: 0, Severity.WARNING: 1, Severity.ERROR: 2}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem or observation with a stable code (see `eagle3-inspect rules`)."""
+
+    code: str
+    severity: Severity
+    message: str
+    file: str | None = None
+    tensor: str | None = None
+    offset: int | None = None
+    config_key: str | None = None
+    hint: str | None = None
+    engine: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["severity"] = self.severity.value
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Finding:
+        fields = {k: data.get(k) for k in cls.__dataclass_fields__}
+        fields["severity"] = Severity(data["severity"])
+        return cls(**fields)
+
+
+def count_by_severity(findings: list[Finding]) -> dict[str, int]:
+    """The `summary` block of every report: errors, warnings and infos."""
+    counts = {"errors": 0, "warnings": 0, "infos": 0}
+    for finding in findings:
+        counts[finding.severity.value + "s"] += 1
+    return counts

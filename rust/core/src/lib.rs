@@ -1,0 +1,15 @@
+//! eagle3-inspect core: a strict, parallel, memory-mapped safetensors reader with per-tensor
+//! statistics, d2t/t2d vocab-mapping analysis and numeric diffs, for EAGLE-3 drafter checkpoints.
+//!
+//! Plain Rust, no Python: the `eagle3-inspect-py` crate is a thin binding over this.
+#![deny(missing_docs)]
+
+pub mod dtype;
+pub mod error;
+pub mod finding;
+pub mod progress;
+
+pub use dtype::Dtype;
+pub use error::{Error, Result};
+pub use finding::{Finding, Severity};
+pub use progress::{AtomicProgress, NoProgress, Progress};
