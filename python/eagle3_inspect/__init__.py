@@ -1,5 +1,24 @@
-"""eagle3-inspect: find the silent format mismatches that give an EAGLE-3 drafter zero acceptance."""
+"""eagle3-inspect: find the silent format mismatches that give an EAGLE-3 drafter zero acceptance.
+
+import eagle3_inspect
+ckpt = eagle3_inspect.open("path/to/drafter")
+for finding in ckpt.findings: ...
+"""
 
 from eagle3_inspect._native import VERSION as __version__
+from eagle3_inspect.checkpoint import Checkpoint, FileInfo, open
+from eagle3_inspect.findings import Finding, Severity
+from eagle3_inspect.scan import ScanReport, scan
+from eagle3_inspect.tensorinfo import TensorInfo
 
-__all__ = ["__version__"]
+__all__ = [
+    "Checkpoint",
+    "FileInfo",
+    "Finding",
+    "ScanReport",
+    "Severity",
+    "TensorInfo",
+    "__version__",
+    "open",
+    "scan",
+]

@@ -4,11 +4,15 @@
 //! Plain Rust, no Python: the `eagle3-inspect-py` crate is a thin binding over this.
 #![deny(missing_docs)]
 
+pub mod checkpoint;
 pub mod dtype;
 pub mod error;
 pub mod finding;
+pub mod header;
 pub mod progress;
+pub mod shard;
 
+pub use checkpoint::Checkpoint;
 pub use dtype::Dtype;
 pub use error::{Error, Result};
 pub use finding::{Finding, Severity};

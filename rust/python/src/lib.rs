@@ -1,10 +1,29 @@
 //! `eagle3_inspect._native`: the thin PyO3 binding over `eagle3-inspect-core`.
+//!
+//! Every function releases the GIL (`py.detach`) around work that touches files or tensor data.
+
+mod buffer;
+mod checkpoint;
+mod convert;
+mod errors;
 
 use pyo3::prelude::*;
 
 /// The native module.
 #[pymodule]
 mod _native {
+    use super::*;
+
     #[pymodule_export]
     const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+    #[pymodule_export]
+    use crate::buffer::TensorBuffer;
+    #[pymodule_export]
+    use crate::checkpoint::NativeCheckpoint;
+
+    #[pymodule_init]
+    fn init(module: &Bound<'_, PyModule>) -> PyResult<()> {
+        errors::register(module)
+    }
 }

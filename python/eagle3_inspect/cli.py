@@ -1,0 +1,77 @@
+"""The click CLI: parses arguments, calls the API, renders. No behaviour lives here.
+
+Exit codes: 0 clean, 1 findings or differences, 2 could not run.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from eagle3_inspect import __version__
+from eagle3_inspect.errors import InspectError
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_CANNOT_RUN = 0, 1, 2
+
+
+def fail(message: str) -> None:
+    """One line on stderr, exit 2, no traceback."""
+    click.echo(f"eagle3-inspect: error: {message}", err=True)
+    sys.exit(EXIT_CANNOT_RUN)
+
+
+def guarded(command: Callable[..., int]) -> Callable[..., None]:
+    """Runs a command body, turning its return value into the exit code and any expected error
+    (bad path, unreadable file, bad argument) into a one-line message with exit 2."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> None:
+        try:
+            code = command(*args, **kwargs)
+        except (InspectError, OSError, ValueError) as exc:
+            fail(str(exc))
+        except KeyboardInterrupt:
+            click.echo("eagle3-inspect: interrupted", err=True)
+            sys.exit(130)
+        sys.exit(code)
+
+    return wrapper
+
+
+def emit_json(data: dict[str, Any]) -> None:
+    click.echo(json.dumps(data, indent=2, allow_nan=False, default=str))
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="eagle3-inspect")
+def main() -> None:
+    """Inspect, validate and diff safetensors checkpoints, with EAGLE-3 drafter rules."""
+
+
+@main.command()
+@click.argument("path", type=click.Path(path_type=str))
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print one JSON object (schema eagle3-inspect/scan/1)."
+)
+@click.option(
+    "--filter", "pattern", metavar="GLOB", help="Only list tensors whose name matches GLOB."
+)
+@guarded
+def scan(path: str, as_json: bool, pattern: str | None) -> int:
+    """List files, tensors, dtype totals, metadata and ST/IX findings of PATH (headers only)."""
+    from eagle3_inspect.scan import scan as run_scan
+
+    report = run_scan(path, filter=pattern)
+    if as_json:
+        emit_json(report.to_dict())
+    else:
+        from eagle3_inspect.render.common import stdout_console
+        from eagle3_inspect.render.scan import render_scan
+
+        render_scan(report, stdout_console())
+    return EXIT_CLEAN if report.ok else EXIT_FINDINGS

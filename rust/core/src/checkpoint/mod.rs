@@ -1,0 +1,201 @@
+//! The checkpoint model: every shard of a checkpoint opened in parallel, one logical tensor
+//! table across shards, the config text, and the `ST` + `IX` findings.
+
+mod index;
+mod resolve;
+
+pub use index::Index;
+pub use resolve::{resolve, Layout};
+
+use crate::error::{Error, Result};
+use crate::finding::{Finding, Severity};
+use crate::header::TensorEntry;
+use crate::shard::Shard;
+use rayon::prelude::*;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Where one logical tensor lives: `shards[shard].header.tensors[entry]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TensorLocation {
+    /// Index into [`Checkpoint::shards`].
+    pub shard: usize,
+    /// Index into that shard's header entries.
+    pub entry: usize,
+}
+
+/// An opened checkpoint.
+#[derive(Debug)]
+pub struct Checkpoint {
+    /// The path the user gave.
+    pub path: PathBuf,
+    /// Resolved files.
+    pub layout: Layout,
+    /// The parsed index, when there is a readable one.
+    pub index: Option<Index>,
+    /// Opened shards, in file-name order.
+    pub shards: Vec<Shard>,
+    /// Logical tensors by name (unique; a name in two shards resolves to the index's choice).
+    pub tensors: BTreeMap<String, TensorLocation>,
+    /// `config.json` text, when present and readable.
+    pub config_text: Option<String>,
+    /// Every `ST` and `IX` finding, shard by shard then index-level.
+    pub findings: Vec<Finding>,
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+impl Checkpoint {
+    /// Opens the checkpoint at `path`: resolves its files, maps and validates every shard in
+    /// parallel, and reconciles the index. Reads headers only.
+    pub fn open(path: &Path) -> Result<Checkpoint> {
+        let layout = resolve(path)?;
+        let mut findings = Vec::new();
+        let index = layout
+            .index
+            .as_deref()
+            .and_then(|p| index::read_index(p, &mut findings));
+        let (to_open, missing, stray) = plan_files(&layout, index.as_ref());
+        let opened: Vec<Result<Shard>> = to_open.par_iter().map(|p| Shard::open(p)).collect();
+        let mut shards = Vec::with_capacity(opened.len());
+        for (shard, path) in opened.into_iter().zip(&to_open) {
+            match shard {
+                Ok(shard) => shards.push(shard),
+                // A dangling HF-cache symlink or an unreadable shard is a finding, not a crash.
+                Err(err) => findings.push(
+                    Finding::new(
+                        "IX001",
+                        Severity::Error,
+                        format!("shard cannot be opened: {err}"),
+                    )
+                    .file(path.clone()),
+                ),
+            }
+        }
+        if shards.is_empty() && findings.iter().all(|f| f.code != "IX001") {
+            return Err(Error::InvalidCheckpoint {
+                path: path.to_owned(),
+                reason: "no .safetensors files to inspect".into(),
+            });
+        }
+        let mut st: Vec<Finding> = shards
+            .iter()
+            .flat_map(|s| s.findings.iter().cloned())
+            .collect();
+        st.append(&mut findings);
+        let mut findings = st;
+        if let Some(index) = &index {
+            index::reconcile(index, &shards, &missing, &stray, &mut findings);
+        } else if shards.len() > 1 {
+            findings.push(
+                Finding::new("IX008", Severity::Warning, format!("{} .safetensors files and no model.safetensors.index.json: loaders may pick one file or all", shards.len()))
+                    .file(layout.root.clone()),
+            );
+        }
+        let tensors = logical_tensors(&shards, index.as_ref());
+        let config_text = read_config(&layout, &mut findings);
+        Ok(Checkpoint {
+            path: path.to_owned(),
+            layout,
+            index,
+            shards,
+            tensors,
+            config_text,
+            findings,
+        })
+    }
+
+    /// The header entry and shard of a logical tensor.
+    pub fn entry(&self, name: &str) -> Option<(&Shard, &TensorEntry)> {
+        let loc = self.tensors.get(name)?;
+        let shard = self.shards.get(loc.shard)?;
+        Some((shard, shard.header.as_ref()?.tensors.get(loc.entry)?))
+    }
+
+    /// The raw bytes of a tensor, or an error naming the file, tensor and offset.
+    pub fn tensor_bytes(&self, name: &str) -> Result<(&Shard, &TensorEntry, &[u8])> {
+        let (shard, entry) = self.entry(name).ok_or_else(|| Error::TensorNotFound {
+            name: name.to_owned(),
+            path: self.path.clone(),
+        })?;
+        let bytes = shard.tensor_bytes(entry).ok_or_else(|| Error::TensorUnreadable {
+            name: name.to_owned(),
+            file: shard.path.clone(),
+            offset: shard.data_start().unwrap_or(0).saturating_add(entry.range.map_or(0, |r| r.0)),
+            reason: "its header entry is invalid or its data lies outside the file (see the ST findings)".into(),
+        })?;
+        Ok((shard, entry, bytes))
+    }
+}
+
+/// Which files to open: the index's shards (plus reporting missing and stray files), or all files.
+fn plan_files(layout: &Layout, index: Option<&Index>) -> (Vec<PathBuf>, Vec<String>, Vec<PathBuf>) {
+    let Some(index) = index else {
+        return (layout.files.clone(), Vec::new(), Vec::new());
+    };
+    let base = index.path.parent().unwrap_or(&layout.root);
+    let mut open = Vec::new();
+    let mut missing = Vec::new();
+    for name in index::named_shards(index) {
+        let path = base.join(name);
+        if path.exists() {
+            open.push(path);
+        } else {
+            missing.push(name.to_owned());
+        }
+    }
+    let named: Vec<String> = open.iter().map(|p| file_name(p)).collect();
+    let stray = layout
+        .files
+        .iter()
+        .filter(|p| !named.contains(&file_name(p)))
+        .cloned()
+        .collect();
+    (open, missing, stray)
+}
+
+fn logical_tensors(shards: &[Shard], index: Option<&Index>) -> BTreeMap<String, TensorLocation> {
+    let mut tensors: BTreeMap<String, TensorLocation> = BTreeMap::new();
+    for (s, shard) in shards.iter().enumerate() {
+        let Some(header) = &shard.header else {
+            continue;
+        };
+        let preferred = |name: &str| {
+            index
+                .and_then(|i| i.weight_map.get(name))
+                .is_some_and(|f| *f == file_name(&shard.path))
+        };
+        for (e, entry) in header.tensors.iter().enumerate() {
+            let loc = TensorLocation { shard: s, entry: e };
+            match tensors.get(&entry.name) {
+                Some(_) if !preferred(&entry.name) => {}
+                _ => {
+                    tensors.insert(entry.name.clone(), loc);
+                }
+            }
+        }
+    }
+    tensors
+}
+
+fn read_config(layout: &Layout, findings: &mut Vec<Finding>) -> Option<String> {
+    let path = layout.config.as_ref()?;
+    match std::fs::read_to_string(path) {
+        Ok(text) => Some(text),
+        Err(err) => {
+            findings.push(
+                Finding::new(
+                    "IX009",
+                    Severity::Error,
+                    format!("config.json cannot be read: {err}"),
+                )
+                .file(path.clone()),
+            );
+            None
+        }
+    }
+}
