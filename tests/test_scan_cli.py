@@ -26,11 +26,21 @@ def test_json_schema_and_clean_exit(tmp_path, run_cli):
     assert code == 0
     assert data["schema"] == "eagle3-inspect/scan/1"
     assert data["path"] == str(path)
-    assert data["files"] == [{"path": str(path), "bytes": path.stat().st_size, "tensors": 1,
-                              "data_offset": data["files"][0]["data_offset"]}]
+    assert data["files"] == [
+        {
+            "path": str(path),
+            "bytes": path.stat().st_size,
+            "tensors": 1,
+            "data_offset": data["files"][0]["data_offset"],
+        }
+    ]
     (tensor,) = data["tensors"]
     assert {k: tensor[k] for k in ("name", "dtype", "shape", "nbytes")} == {
-        "name": "w", "dtype": "F32", "shape": [2, 3], "nbytes": 24}
+        "name": "w",
+        "dtype": "F32",
+        "shape": [2, 3],
+        "nbytes": 24,
+    }
     assert tensor["offset"] == data["files"][0]["data_offset"]
     assert data["findings"] == []
     assert data["summary"]["params"] == 6
@@ -43,7 +53,7 @@ def test_filter_glob(tmp_path, run_cli):
     safetensors.numpy.save_file(arrays, str(path))
     _, data = scan_json(run_cli, path)
     assert len(data["tensors"]) == 3
-    code, out, _ = run_cli("scan", str(path), "--json", "--filter", "midlayer.*")
+    _, out, _ = run_cli("scan", str(path), "--json", "--filter", "midlayer.*")
     assert [t["name"] for t in json.loads(out)["tensors"]] == ["midlayer.a", "midlayer.b"]
 
 
@@ -54,12 +64,18 @@ MALFORMED = {
     "ST004": lambda p: p.write_bytes((2).to_bytes(8, "little") + b"{\xff"),
     "ST005": lambda p: raw_file(p, '{"a": ', pad=False),
     "ST006": lambda p: raw_file(p, "[]"),
-    "ST007": lambda p: raw_file(p, '{"a":%s,"a":%s}' % (json.dumps(U8), json.dumps(U8)), b"\0" * 4),
+    "ST007": lambda p: raw_file(
+        p, '{"a":' + json.dumps(U8) + ',"a":' + json.dumps(U8) + "}", b"\0" * 4
+    ),
     "ST008": lambda p: raw_file(p, {"__metadata__": {"k": 1}}),
-    "ST009": lambda p: raw_file(p, {"a": {"dtype": "U8", "shape": [-4], "data_offsets": [0, 4]}}, b"\0" * 4),
+    "ST009": lambda p: raw_file(
+        p, {"a": {"dtype": "U8", "shape": [-4], "data_offsets": [0, 4]}}, b"\0" * 4
+    ),
     "ST010": lambda p: raw_file(p, {"a": {**U8, "dtype": "Q4"}}, b"\0" * 4),
     "ST011": lambda p: raw_file(p, {"a": {**U8, "shape": [2**40, 2**40]}}, b"\0" * 4),
-    "ST012": lambda p: raw_file(p, {"a": {"dtype": "F4", "shape": [3], "data_offsets": [0, 2]}}, b"\0\0"),
+    "ST012": lambda p: raw_file(
+        p, {"a": {"dtype": "F4", "shape": [3], "data_offsets": [0, 2]}}, b"\0\0"
+    ),
     "ST013": lambda p: raw_file(p, {"a": {**U8, "shape": [5]}}, b"\0" * 4),
     "ST014": lambda p: raw_file(p, {"a": {**U8, "shape": [0], "data_offsets": [4, 0]}}),
     "ST015": lambda p: raw_file(p, {"a": U8}, b"\0\0"),
@@ -94,7 +110,9 @@ def test_human_output_of_a_truncated_file(tmp_path, run_cli):
 def _shards(tmp_path, layout: dict[str, list[str]], weight_map: dict | None = None, total=None):
     derived = {}
     for file, names in layout.items():
-        safetensors.numpy.save_file({n: np.zeros(2, dtype=np.float32) for n in names}, str(tmp_path / file))
+        safetensors.numpy.save_file(
+            {n: np.zeros(2, dtype=np.float32) for n in names}, str(tmp_path / file)
+        )
         derived.update(dict.fromkeys(names, file))
     index = {"weight_map": weight_map if weight_map is not None else derived}
     if total is not None:
@@ -123,14 +141,19 @@ def test_ix003_tensor_not_in_weight_map(tmp_path, run_cli):
 
 
 def test_ix004_tensor_in_two_shards(tmp_path, run_cli):
-    _shards(tmp_path, {"s1.safetensors": ["a"], "s2.safetensors": ["a", "b"]},
-            {"a": "s1.safetensors", "b": "s2.safetensors"})
+    _shards(
+        tmp_path,
+        {"s1.safetensors": ["a"], "s2.safetensors": ["a", "b"]},
+        {"a": "s1.safetensors", "b": "s2.safetensors"},
+    )
     assert "IX004" in ix_codes(run_cli, tmp_path)
 
 
 def test_ix005_stray_file(tmp_path, run_cli):
     _shards(tmp_path, {"s1.safetensors": ["a"]})
-    safetensors.numpy.save_file({"x": np.zeros(1, dtype=np.float32)}, str(tmp_path / "old.safetensors"))
+    safetensors.numpy.save_file(
+        {"x": np.zeros(1, dtype=np.float32)}, str(tmp_path / "old.safetensors")
+    )
     assert "IX005" in ix_codes(run_cli, tmp_path)
 
 
