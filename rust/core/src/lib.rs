@@ -5,9 +5,12 @@
 #![deny(missing_docs)]
 
 pub mod dtype;
+pub mod elements;
 pub mod error;
 pub mod finding;
+pub mod pages;
 pub mod progress;
+pub mod stats;
 
 pub use dtype::Dtype;
 pub use error::{Error, Result};
