@@ -6,11 +6,14 @@
 
 pub mod checkpoint;
 pub mod dtype;
+pub mod elements;
 pub mod error;
 pub mod finding;
 pub mod header;
+pub mod pages;
 pub mod progress;
 pub mod shard;
+pub mod stats;
 
 pub use checkpoint::Checkpoint;
 pub use dtype::Dtype;

@@ -6,6 +6,7 @@ mod buffer;
 mod checkpoint;
 mod convert;
 mod errors;
+mod progress;
 
 use pyo3::prelude::*;
 

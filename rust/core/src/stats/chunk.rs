@@ -1,0 +1,110 @@
+//! The per-chunk kernel: walks a chunk in fixed blocks of [`BLOCK_ELEMS`] elements, decodes each
+//! block into a reused `f64` scratch buffer (cache-resident), and accumulates its partial.
+//!
+//! Block boundaries are fixed relative to the chunk start, and chunks are fixed by element index,
+//! so a chunk's partial depends only on its bytes.
+
+use super::moments::Moments;
+use super::partial::{IntAcc, Partial};
+use crate::elements::{decode_units, le, unit_bytes, unit_elems};
+use crate::Dtype;
+use xxhash_rust::xxh3::Xxh3;
+
+/// Elements per block: 32 KiB of `f64` scratch, which stays in L1/L2 for both kernel passes.
+pub(crate) const BLOCK_ELEMS: usize = 4096;
+
+/// The partial of one chunk, feeding its bytes to `hasher` block by block on the way.
+pub(crate) fn chunk_partial(
+    dtype: Dtype,
+    bytes: &[u8],
+    mut hasher: Option<&mut Xxh3>,
+    buf: &mut Vec<f64>,
+) -> Partial {
+    let block_bytes = (BLOCK_ELEMS / unit_elems(dtype)).max(1) * unit_bytes(dtype);
+    let mut partial = Partial::EMPTY;
+    for block in bytes.chunks(block_bytes) {
+        if let Some(h) = hasher.as_deref_mut() {
+            h.update(block);
+        }
+        partial.merge(&block_partial(dtype, block, buf));
+    }
+    partial
+}
+
+fn block_partial(dtype: Dtype, block: &[u8], buf: &mut Vec<f64>) -> Partial {
+    buf.clear();
+    decode_units(dtype, block, buf);
+    let mut p = Partial::EMPTY;
+    if dtype == Dtype::C64 {
+        c64_magnitudes(buf, &mut p);
+        p.moments = Moments::of_finite(buf);
+    } else if dtype.is_int() {
+        p.ints = int_block(dtype, block);
+        p.moments = Moments::of_finite(buf);
+    } else if dtype == Dtype::Bool {
+        p.true_count = block.iter().map(|&b| u64::from(b != 0)).sum();
+        p.moments = Moments::of_finite(buf);
+    } else {
+        let (m, [nan, posinf, neginf]) = Moments::of_block(buf);
+        p.moments = m;
+        (p.nan, p.posinf, p.neginf) = (nan, posinf, neginf);
+    }
+    p
+}
+
+/// Replaces the (re, im) pairs in `buf` by the magnitudes of the finite elements, counting the
+/// NaN (either part NaN) and infinite (either part infinite) ones.
+fn c64_magnitudes(buf: &mut Vec<f64>, p: &mut Partial) {
+    let mut kept = 0;
+    for i in 0..buf.len() / 2 {
+        let (re, im) = (buf[2 * i], buf[2 * i + 1]);
+        if re.is_nan() || im.is_nan() {
+            p.nan += 1;
+        } else if re.is_infinite() || im.is_infinite() {
+            p.posinf += 1;
+        } else {
+            buf[kept] = re.hypot(im);
+            kept += 1;
+        }
+    }
+    buf.truncate(kept);
+}
+
+/// Exact sum, min and max of a block of integers.
+fn int_block(dtype: Dtype, block: &[u8]) -> IntAcc {
+    macro_rules! exact {
+        ($t:ty) => {{
+            let mut sum: i128 = 0;
+            let (mut lo, mut hi) = (<$t>::MAX, <$t>::MIN);
+            let mut any = false;
+            for c in block.chunks_exact(size_of::<$t>()) {
+                let x = <$t>::from_le_bytes(le(c));
+                // At most BLOCK_ELEMS terms of magnitude < 2^64: cannot overflow i128.
+                sum += x as i128;
+                lo = lo.min(x);
+                hi = hi.max(x);
+                any = true;
+            }
+            if any {
+                IntAcc {
+                    sum,
+                    min: lo as i128,
+                    max: hi as i128,
+                }
+            } else {
+                IntAcc::EMPTY
+            }
+        }};
+    }
+    match dtype {
+        Dtype::U8 => exact!(u8),
+        Dtype::I8 => exact!(i8),
+        Dtype::I16 => exact!(i16),
+        Dtype::U16 => exact!(u16),
+        Dtype::I32 => exact!(i32),
+        Dtype::U32 => exact!(u32),
+        Dtype::I64 => exact!(i64),
+        Dtype::U64 => exact!(u64),
+        _ => IntAcc::EMPTY,
+    }
+}
