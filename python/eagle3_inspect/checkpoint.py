@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,6 +13,7 @@ import numpy as np
 from eagle3_inspect._native import NativeCheckpoint
 from eagle3_inspect.findings import Finding, Severity
 from eagle3_inspect.numpy_dtypes import PACKED, numpy_dtype, unpack_codes
+from eagle3_inspect.stats import ProgressCallback, TensorStats, compute_stats
 from eagle3_inspect.tensorinfo import TensorInfo
 
 
@@ -97,6 +99,17 @@ class Checkpoint:
             raw = np.frombuffer(buffer, dtype=np.uint8)
             return unpack_codes(info.dtype, raw, info.numel).view(dtype).reshape(info.shape)
         return np.frombuffer(buffer, dtype=dtype).reshape(info.shape)
+
+    def stats(
+        self,
+        names: Iterable[str] | None = None,
+        *,
+        hashes: bool = False,
+        threads: int | None = None,
+        progress: ProgressCallback | None = None,
+    ) -> dict[str, TensorStats]:
+        """Per-tensor statistics (and content hashes when `hashes`); see `eagle3_inspect.stats`."""
+        return compute_stats(self, names, hashes=hashes, threads=threads, progress=progress)
 
 
 def open(path: str | os.PathLike[str]) -> Checkpoint:

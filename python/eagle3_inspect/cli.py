@@ -56,17 +56,34 @@ def main() -> None:
 @main.command()
 @click.argument("path", type=click.Path(path_type=str))
 @click.option(
-    "--json", "as_json", is_flag=True, help="Print one JSON object (schema eagle3-inspect/scan/1)."
+    "--json", "as_json", is_flag=True, help="Print one JSON object (eagle3-inspect/scan/1)."
 )
-@click.option(
-    "--filter", "pattern", metavar="GLOB", help="Only list tensors whose name matches GLOB."
-)
+@click.option("--filter", "pattern", metavar="GLOB", help="Only tensors whose name matches GLOB.")
+@click.option("--stats", "with_stats", is_flag=True, help="Per-tensor statistics (reads all data).")
+@click.option("--hash", "with_hash", is_flag=True, help="Content hash per tensor (xxh3-128 tree).")
+@click.option("--threads", type=click.IntRange(min=1), help="Worker threads (default: all cores).")
 @guarded
-def scan(path: str, as_json: bool, pattern: str | None) -> int:
-    """List files, tensors, dtype totals, metadata and ST/IX findings of PATH (headers only)."""
+def scan(
+    path: str,
+    as_json: bool,
+    pattern: str | None,
+    with_stats: bool,
+    with_hash: bool,
+    threads: int | None,
+) -> int:
+    """List files, tensors, dtype totals, metadata and ST/IX findings of PATH."""
+    from eagle3_inspect.render.progress import progress_bar
     from eagle3_inspect.scan import scan as run_scan
 
-    report = run_scan(path, filter=pattern)
+    with progress_bar("stats", enabled=not as_json) as progress:
+        report = run_scan(
+            path,
+            filter=pattern,
+            stats=with_stats,
+            hashes=with_hash,
+            threads=threads,
+            progress=progress,
+        )
     if as_json:
         emit_json(report.to_dict())
     else:

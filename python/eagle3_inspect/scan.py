@@ -9,6 +9,7 @@ from typing import Any
 
 from eagle3_inspect.checkpoint import Checkpoint
 from eagle3_inspect.findings import Finding, count_by_severity
+from eagle3_inspect.stats import ProgressCallback, TensorStats
 from eagle3_inspect.tensorinfo import TensorInfo
 
 SCHEMA = "eagle3-inspect/scan/1"
@@ -22,7 +23,7 @@ class ScanReport:
     tensors: list[TensorInfo]
     findings: list[Finding]
     filter: str | None = None
-    stats: dict[str, Any] | None = field(default=None)
+    stats: dict[str, TensorStats] | None = field(default=None)
 
     @property
     def ok(self) -> bool:
@@ -85,7 +86,21 @@ def select(tensors: dict[str, TensorInfo], pattern: str | None) -> list[TensorIn
     return [t for name, t in tensors.items() if fnmatch.fnmatchcase(name, pattern)]
 
 
-def scan(path: str | os.PathLike[str] | Checkpoint, *, filter: str | None = None) -> ScanReport:
-    """Opens `path` (or takes an open Checkpoint) and lists it; reads headers only."""
+def scan(
+    path: str | os.PathLike[str] | Checkpoint,
+    *,
+    filter: str | None = None,
+    stats: bool = False,
+    hashes: bool = False,
+    threads: int | None = None,
+    progress: ProgressCallback | None = None,
+) -> ScanReport:
+    """Opens `path` (or takes an open Checkpoint) and lists it. Reads headers only, unless
+    `stats` (or `hashes`) asks for a pass over the tensor data."""
     ckpt = path if isinstance(path, Checkpoint) else Checkpoint(path)
-    return ScanReport(ckpt, select(ckpt.tensors, filter), list(ckpt.findings), filter)
+    tensors = select(ckpt.tensors, filter)
+    report = ScanReport(ckpt, tensors, list(ckpt.findings), filter)
+    if stats or hashes:
+        readable = [t.name for t in tensors if t.name not in ckpt.unreadable]
+        report.stats = ckpt.stats(readable, hashes=hashes, threads=threads, progress=progress)
+    return report

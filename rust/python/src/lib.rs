@@ -7,6 +7,7 @@ mod checkpoint;
 mod convert;
 mod errors;
 mod progress;
+mod stats;
 
 use pyo3::prelude::*;
 
@@ -22,6 +23,8 @@ mod _native {
     use crate::buffer::TensorBuffer;
     #[pymodule_export]
     use crate::checkpoint::NativeCheckpoint;
+    #[pymodule_export]
+    use crate::stats::tensor_stats;
 
     #[pymodule_init]
     fn init(module: &Bound<'_, PyModule>) -> PyResult<()> {

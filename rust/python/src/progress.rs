@@ -12,7 +12,12 @@ const POLL: Duration = Duration::from_millis(100);
 
 /// Runs `work` (which must poll the `AtomicProgress` it is given) and returns its result, or the
 /// Python exception (KeyboardInterrupt, or whatever the callback raised) that stopped it.
-pub fn run_with_progress<T, F>(py: Python<'_>, total: u64, callback: Option<&Py<PyAny>>, work: F) -> PyResult<T>
+pub fn run_with_progress<T, F>(
+    py: Python<'_>,
+    total: u64,
+    callback: Option<&Py<PyAny>>,
+    work: F,
+) -> PyResult<T>
 where
     T: Send,
     F: FnOnce(&AtomicProgress) -> Result<T> + Send,
@@ -29,7 +34,10 @@ where
                 result
             });
             loop {
-                let finished = !matches!(done_rx.recv_timeout(POLL), Err(mpsc::RecvTimeoutError::Timeout));
+                let finished = !matches!(
+                    done_rx.recv_timeout(POLL),
+                    Err(mpsc::RecvTimeoutError::Timeout)
+                );
                 if stopped_by.is_none() {
                     Python::attach(|py| {
                         let polled = py.check_signals().and_then(|()| match callback {

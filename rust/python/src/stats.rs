@@ -1,0 +1,83 @@
+//! `NativeCheckpoint.stats`: per-tensor statistics and content hashes, GIL released, with
+//! progress and Ctrl-C.
+
+use crate::checkpoint::NativeCheckpoint;
+use crate::errors::NativeError;
+use crate::progress::run_with_progress;
+use eagle3_inspect_core::stats::{compute_stats, StatsOptions, StatsTask, TensorStats};
+use eagle3_inspect_core::Error;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+fn stats_dict<'py>(py: Python<'py>, s: &TensorStats) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("dtype", s.dtype.name())?;
+    d.set_item("numel", s.numel)?;
+    d.set_item("nan", s.nan)?;
+    d.set_item("posinf", s.posinf)?;
+    d.set_item("neginf", s.neginf)?;
+    d.set_item("zeros", s.zeros)?;
+    d.set_item("finite", s.finite)?;
+    d.set_item("min", s.min)?;
+    d.set_item("max", s.max)?;
+    d.set_item("mean", s.mean)?;
+    d.set_item("std", s.std)?;
+    d.set_item("abs_max", s.abs_max)?;
+    d.set_item("l2", s.l2)?;
+    d.set_item("int_min", s.int_min)?;
+    d.set_item("int_max", s.int_max)?;
+    d.set_item("int_sum", s.int_sum)?;
+    d.set_item("true_count", s.true_count)?;
+    d.set_item("hash", s.hash.map(|h| format!("{h:032x}")))?;
+    Ok(d)
+}
+
+/// Statistics of the named readable tensors (all readable ones when `names` is None):
+/// `{name: dict}`. `progress(done_bytes, total_bytes)` is called about every 100 ms.
+#[pyfunction]
+#[pyo3(signature = (checkpoint, names=None, *, hashes=false, threads=None, progress=None))]
+pub fn tensor_stats<'py>(
+    py: Python<'py>,
+    checkpoint: &NativeCheckpoint,
+    names: Option<Vec<String>>,
+    hashes: bool,
+    threads: Option<usize>,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let ckpt = &*checkpoint.inner;
+    let names: Vec<String> = match names {
+        Some(names) => names,
+        None => ckpt
+            .tensors
+            .keys()
+            .filter(|n| ckpt.tensor_bytes(n).is_ok())
+            .cloned()
+            .collect(),
+    };
+    let mut tasks = Vec::with_capacity(names.len());
+    for name in &names {
+        let (_, entry, data) = ckpt.tensor_bytes(name).map_err(NativeError)?;
+        let (Some(dtype), Some(numel)) = (entry.dtype, entry.numel()) else {
+            return Err(NativeError(Error::InvalidArgument(format!(
+                "tensor {name:?} has no valid dtype/shape"
+            )))
+            .into());
+        };
+        tasks.push(StatsTask { dtype, numel, data });
+    }
+    let total: u64 = tasks.iter().map(|t| t.data.len() as u64).sum();
+    let opts = StatsOptions {
+        threads,
+        hash: hashes,
+        release_pages: true,
+        ..StatsOptions::default()
+    };
+    let results = run_with_progress(py, total, progress.as_ref(), |p| {
+        compute_stats(&tasks, &opts, p)
+    })?;
+    let out = PyDict::new(py);
+    for (name, stats) in names.iter().zip(&results) {
+        out.set_item(name, stats_dict(py, stats)?)?;
+    }
+    Ok(out)
+}
