@@ -21,6 +21,21 @@ def raw_file(path: Path, header: dict | str, data: bytes = b"", pad: bool = True
     return path
 
 
+def raw_tensors(path: Path, tensors: dict[str, tuple[str, tuple[int, ...], bytes]]) -> Path:
+    """Writes a valid safetensors file from `{name: (dtype, shape, raw bytes)}`, in name order."""
+    header, data, offset = {}, b"", 0
+    for name in sorted(tensors):
+        dtype, shape, raw = tensors[name]
+        header[name] = {
+            "dtype": dtype,
+            "shape": list(shape),
+            "data_offsets": [offset, offset + len(raw)],
+        }
+        data += raw
+        offset += len(raw)
+    return raw_file(path, header, data)
+
+
 @pytest.fixture
 def run_cli():
     """Runs the CLI in-process: returns (exit_code, stdout, stderr)."""
