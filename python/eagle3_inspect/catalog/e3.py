@@ -318,6 +318,18 @@ RULES: tuple[RuleDoc, ...] = (
         "Strip the leading `model.` from the checkpoint keys.",
     ),
     RuleDoc(
+        "E3033",
+        W,
+        "Key dialect does not match the config's engine family",
+        "An SGLang-style config (LlamaForCausalLMEagle3 / nested eagle_config) with layers.N.* "
+        "keys: SGLang up to 0.5.11 names its layer midlayer and silently skips layers.0.*, so "
+        "the draft layer stays random (the seed story's bug 1). A speculators config with "
+        "midlayer.* keys is reported as info: vLLM and TRT-LLM rename, speculators itself does "
+        "not.",
+        "layers.0.self_attn.q_proj.weight with architectures LlamaForCausalLMEagle3",
+        "Rename layers.0.* to midlayer.* for SGLang <= 0.5.11 (check with --engine sglang).",
+    ),
+    RuleDoc(
         "E3101",
         E,
         "Target hidden size differs from the drafter's Ht",

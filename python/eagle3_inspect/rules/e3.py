@@ -1,7 +1,7 @@
 """E3: EAGLE-3 drafter architecture and config rules (codes in catalog/e3.py).
 
-`check_architecture` runs every drafter-only rule; the target cross-checks live in
-`rules/target.py`.
+`check_architecture` runs every drafter-only rule; `load_target` / `check_target` (the E31xx
+target cross-checks, in `rules/target.py` and `rules/target_checks.py`) are re-exported here.
 """
 
 from __future__ import annotations
@@ -14,7 +14,11 @@ from eagle3_inspect.findings import Finding
 from eagle3_inspect.layout import Layout, detect_layout
 from eagle3_inspect.rules import e3_config, e3_layers, e3_shapes, e3_tensors
 from eagle3_inspect.rules.context import E3Context
+from eagle3_inspect.rules.target import TargetInfo, load_target
+from eagle3_inspect.rules.target_checks import check_target
 from eagle3_inspect.tensorinfo import TensorInfo
+
+__all__ = ["TargetInfo", "check_architecture", "check_target", "load_target"]
 
 TENSOR_RULES = (
     e3_tensors.check_required,
@@ -31,6 +35,7 @@ CONFIG_RULES = (
     e3_config.check_layers_and_tie,
     e3_config.check_aux_ids,
     e3_config.check_norm_flags,
+    e3_config.check_dialect_style,
 )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from eagle3_inspect.draft_config import lookup
+from eagle3_inspect.findings import Severity
 from eagle3_inspect.rules.context import E3Context, as_int
 
 # architectures[0] values some engine serves as an EAGLE-3 drafter (reference C.2, A.7).
@@ -140,4 +141,25 @@ def check_norm_flags(ctx: E3Context) -> None:
             "E3029",
             "norm_before_residual is not written: vLLM assumes true, SGLang false",
             config_key="norm_before_residual",
+        )
+
+
+def check_dialect_style(ctx: E3Context) -> None:
+    """E3033: `layers.N` keys under an SGLang-style config (seed bug 1), or the reverse."""
+    dialect, style = ctx.layout.dialect, ctx.cfg.style
+    if dialect == "layers" and style == "sglang" and ctx.cfg.architecture not in MLA_ARCHITECTURES:
+        ctx.emit(
+            "E3033",
+            f"layers.N.* keys with an SGLang-style config ({ctx.cfg.architecture}): SGLang up to "
+            "0.5.11 expects midlayer.* and silently skips these, leaving the layer random",
+            tensor=ctx.block(0, "self_attn.q_proj.weight"),
+            config_key="architectures",
+        )
+    elif dialect == "midlayer" and style == "speculators":
+        ctx.emit(
+            "E3033",
+            "midlayer.* keys with a speculators config: speculators expects layers.N.* "
+            "(vLLM and TRT-LLM rename midlayer.)",
+            severity=Severity.INFO,
+            config_key="speculators_model_type",
         )
