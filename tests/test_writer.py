@@ -178,7 +178,9 @@ def test_sharded_write_index_and_shards_load(tmp_path, shard_of):
     paths = write_sharded(tmp_path, tensors, shard_of)
     index = json.loads((tmp_path / "model.safetensors.index.json").read_text())
     n = len(paths)
-    assert [p.name for p in paths] == [f"model-{i:05d}-of-{n:05d}.safetensors" for i in range(1, n + 1)]
+    assert [p.name for p in paths] == [
+        f"model-{i:05d}-of-{n:05d}.safetensors" for i in range(1, n + 1)
+    ]
     assert index["metadata"]["total_size"] == sum(a.nbytes for a in tensors.values())
     assert sorted(index["weight_map"]) == sorted(tensors)
     for name, array in tensors.items():
