@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from eagle3_inspect.catalog import all_rules
 from eagle3_inspect.catalog.e3 import RULES
@@ -359,3 +361,63 @@ def test_tied_target_head_comes_from_embedding(tmp_path):
     assert "E3105" in codes  # target head [1024, 64] != drafter's [256, 64]
     full = with_tensor(build_drafter(Vd=1024), "lm_head.weight", None)
     assert "E3105" not in {f.code for f in _target_run(tmp_path, full, target)}
+
+
+# --- robustness -----------------------------------------------------------------------------------
+
+_json_scalars = st.none() | st.booleans() | st.integers(-5, 10**6) | st.text(max_size=6)
+_json = st.recursive(
+    _json_scalars,
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
+    max_leaves=8,
+)
+_keys = st.sampled_from(
+    [
+        "architectures", "hidden_size", "target_hidden_size", "vocab_size", "draft_vocab_size",
+        "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim",
+        "intermediate_size", "tie_word_embeddings", "torch_dtype", "num_aux_hidden_states",
+        "eagle_aux_hidden_state_layer_ids", "eagle_config", "transformer_layer_config",
+        "speculators_config", "norm_before_fc", "fc_norm", "norm_before_residual",
+    ]
+)  # fmt: skip
+_names = st.sampled_from(
+    [
+        "fc.weight", "norm.weight", "lm_head.weight", "embed_tokens.weight", "d2t", "t2d",
+        "midlayer.self_attn.q_proj.weight", "layers.0.self_attn.k_proj.weight",
+        "layers.1.mlp.down_proj.weight", "midlayer.3.hidden_norm.weight", "input_norm.weight",
+        "fc_norm.0.weight", "model.midlayer.self_attn.q_a_proj.weight",
+        "layers.0.self_attn.q_norm.weight", "layers.0.self_attn.kv_a_proj_with_mqa.weight",
+    ]
+)  # fmt: skip
+_tensor = st.tuples(
+    st.sampled_from(["BF16", "F32", "I64", "BOOL", "F8_E4M3", "XX"]),
+    st.lists(st.integers(0, 300), max_size=3),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    config=st.none()
+    | st.dictionaries(_keys, _json | st.dictionaries(_keys, _json, max_size=5), max_size=8),
+    tensors=st.dictionaries(_names, _tensor, max_size=10),
+)
+def test_rules_never_raise_on_arbitrary_input(config, tensors):
+    from eagle3_inspect.tensorinfo import TensorInfo
+
+    infos = {n: TensorInfo(n, d, tuple(s), 0, "f", 0) for n, (d, s) in tensors.items()}
+    findings = check_architecture(infos, config)
+    assert all(f.code in all_rules() for f in findings)
+    cfg = read_draft_config(config)
+    target = load_target_stub()
+    check_target(detect_layout(infos, cfg), cfg, target)
+
+
+def load_target_stub():
+    from eagle3_inspect.rules.target import TargetInfo
+
+    return TargetInfo(
+        path="t", hidden_size=64, vocab_size=1024, num_hidden_layers=3, torch_dtype="float16",
+        embed_shape=(1024, 64), lm_head_shape=(1024, 64),
+    )  # fmt: skip

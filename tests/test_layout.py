@@ -222,3 +222,17 @@ def test_demo_sized_drafter_builds_fast(tmp_path):
     start = time.perf_counter()
     build_drafter().write(tmp_path)
     assert time.perf_counter() - start < 1.0
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"", b"\x05\x00\x00", b"\x10" + b"\x00" * 7 + b"{}", b"\x02" + b"\x00" * 7 + b"[]",
+     b"\x04" + b"\x00" * 7 + b"\xff\xfe{}", b"\xff" * 8 + b"{}"],
+)  # fmt: skip
+def test_header_reader_rejects_garbage(tmp_path, content):
+    from eagle3_inspect.header_reader import HeaderError, tensor_infos
+
+    path = tmp_path / "bad.safetensors"
+    path.write_bytes(content)
+    with pytest.raises(HeaderError):
+        tensor_infos(path)

@@ -88,6 +88,11 @@ class DraftConfig:
         return data
 
 
+def as_int(value: Any) -> int | None:
+    """`value` when it is a real int (bools and floats are not dimensions)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def lookup(config: dict[str, Any], path: str) -> tuple[bool, Any]:
     """(found, value) for a dotted key path such as `eagle_config.use_aux_hidden_state`."""
     node: Any = config
@@ -98,9 +103,15 @@ def lookup(config: dict[str, Any], path: str) -> tuple[bool, Any]:
     return True, node
 
 
+def architectures_of(config: dict[str, Any]) -> list[str]:
+    """The string entries of `architectures` (empty when it is missing or not a list)."""
+    archs = config.get("architectures")
+    return [a for a in archs if isinstance(a, str)] if isinstance(archs, list) else []
+
+
 def detect_style(config: dict[str, Any]) -> str:
     """`speculators`, `sglang`, `eagle` or `unknown`."""
-    archs = [a for a in config.get("architectures") or [] if isinstance(a, str)]
+    archs = architectures_of(config)
     if (
         "speculators_config" in config
         or "transformer_layer_config" in config
@@ -135,8 +146,7 @@ def read_draft_config(config: dict[str, Any] | None) -> DraftConfig:
     if not config:
         return DraftConfig()
     cfg = DraftConfig(style=detect_style(config), raw=config)
-    archs = config.get("architectures")
-    cfg.architectures = [a for a in archs if isinstance(a, str)] if isinstance(archs, list) else []
+    cfg.architectures = architectures_of(config)
     cfg.keys["architectures"] = "architectures"
     for name in MODEL_FIELDS:
         _read(cfg, name, _model_paths(cfg.style, name))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from eagle3_inspect.draft_config import DraftConfig
+from eagle3_inspect.draft_config import DraftConfig, as_int
 from eagle3_inspect.layout.model import Layout
 from eagle3_inspect.layout.names import strip_model_prefix
 
@@ -42,7 +42,7 @@ def _aux(shapes: Shapes, layout: Layout, config: DraftConfig) -> None:
     layout.fc_in = _dim(shapes, "fc.weight", 1, 2)
     fc_norms = sorted(n for n in shapes if n.startswith("fc_norm.") and n.endswith(".weight"))
     ht = _dim(shapes, fc_norms[0], 0, 1) if fc_norms else None
-    if ht is None and isinstance(config.target_hidden_size, int) and config.target_hidden_size:
+    if ht is None and as_int(config.target_hidden_size):
         ht = config.target_hidden_size
     if ht is None:
         ht = layout.H
@@ -60,9 +60,9 @@ def _attention(shapes: Shapes, layout: Layout, config: DraftConfig) -> None:
     k_rows = _dim(shapes, _block(layout, 0, "self_attn.k_proj.weight") or "", 0, 2)
     head_dim = _first(
         _dim(shapes, _block(layout, 0, "self_attn.q_norm.weight") or "", 0, 1),
-        config.head_dim if isinstance(config.head_dim, int) else None,
+        as_int(config.head_dim),
     )
-    heads_cfg = config.num_attention_heads if isinstance(config.num_attention_heads, int) else None
+    heads_cfg = as_int(config.num_attention_heads)
     if head_dim is None and q_rows is not None and heads_cfg and q_rows % heads_cfg == 0:
         head_dim = q_rows // heads_cfg
     if layout.mla:

@@ -47,6 +47,11 @@ class Layout:
     def layer_indices(self) -> list[int]:
         return sorted(self.blocks)
 
+    @property
+    def dtype(self) -> str | None:
+        """The one floating-point weight dtype, or None when there are none or several."""
+        return self.float_dtypes[0] if len(self.float_dtypes) == 1 else None
+
     def block_prefix(self, index: int = 0) -> str | None:
         """The key prefix of decoder layer `index`, or None when that block is absent."""
         return self.blocks.get(index)
@@ -56,4 +61,5 @@ class Layout:
         data["blocks"] = {str(k): v for k, v in self.blocks.items()}
         data["qkv_in"] = {str(k): v for k, v in self.qkv_in.items()}
         data["layer_indices"] = self.layer_indices
+        data["dtype"] = self.dtype
         return data

@@ -4,18 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from eagle3_inspect.catalog.e3 import DEFAULT_HINT, DEFAULT_SEVERITY
 from eagle3_inspect.draft_config import DraftConfig
 from eagle3_inspect.findings import Finding, Severity
 from eagle3_inspect.layout import Layout, strip_model_prefix
 from eagle3_inspect.tensorinfo import TensorInfo
-
-
-def as_int(value: Any) -> int | None:
-    """`value` when it is a real int (bools and floats are not dimensions)."""
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 @dataclass

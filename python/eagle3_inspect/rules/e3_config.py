@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from eagle3_inspect.draft_config import lookup
+from eagle3_inspect.draft_config import as_int, lookup
 from eagle3_inspect.findings import Severity
-from eagle3_inspect.rules.context import E3Context, as_int
+from eagle3_inspect.rules.context import E3Context
 
 # architectures[0] values some engine serves as an EAGLE-3 drafter (reference C.2, A.7).
 EAGLE3_ARCHITECTURES = frozenset(

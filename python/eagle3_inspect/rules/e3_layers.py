@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from eagle3_inspect.rules.context import E3Context, as_int
+from eagle3_inspect.draft_config import as_int
+from eagle3_inspect.rules.context import E3Context
 
 
 def _head_layout(ctx: E3Context) -> tuple[int | None, int | None, int | None]:

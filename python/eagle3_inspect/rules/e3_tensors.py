@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from eagle3_inspect.draft_config import as_int
 from eagle3_inspect.findings import Severity
-from eagle3_inspect.rules.context import E3Context, as_int
+from eagle3_inspect.rules.context import E3Context
 
 ATTENTION_INPUTS = (
     "self_attn.q_proj.weight",

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from eagle3_inspect.catalog.e3 import DEFAULT_HINT, DEFAULT_SEVERITY
-from eagle3_inspect.draft_config import DraftConfig
+from eagle3_inspect.draft_config import DraftConfig, as_int
 from eagle3_inspect.findings import Finding, Severity
 from eagle3_inspect.layout import Layout
-from eagle3_inspect.rules.context import as_int
 from eagle3_inspect.rules.target import TargetInfo
 
 _DTYPES = {"bfloat16": "BF16", "float16": "F16", "float32": "F32"}
