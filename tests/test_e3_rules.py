@@ -337,6 +337,16 @@ def test_each_target_rule_fires(tmp_path, code):
 RULE_SEVERITY = {r.code: r.severity for r in RULES}
 
 
+def test_wider_target_with_own_drafter_embedding_is_quiet(tmp_path):
+    target = write_target(tmp_path / "t", target_config(hidden_size=96))
+    drafter = build_drafter(Ht=96)  # ships its own [1024, 64] embedding
+    assert drafter.meta["spec"].Ht == 96 and "embed_tokens.weight" in drafter.tensors
+    findings = _target_run(tmp_path, drafter, target)
+    assert [f for f in findings if f.severity in LOUD] == []
+    borrowed = with_tensor(drafter, "embed_tokens.weight", None)
+    assert "E3104" in {f.code for f in _target_run(tmp_path, borrowed, target)}
+
+
 def test_load_target_reads_headers_only_where_needed(tmp_path):
     target = write_target(tmp_path / "t", target_config(vocab_size=500, hidden_size=48))
     info = load_target(target)

@@ -145,6 +145,8 @@ def read_draft_config(config: dict[str, Any] | None) -> DraftConfig:
     """Normalise a parsed config.json (None gives an empty DraftConfig with style `unknown`)."""
     if not config:
         return DraftConfig()
+    if not isinstance(config, dict):
+        raise TypeError(f"a drafter config must be a JSON object, not {type(config).__name__}")
     cfg = DraftConfig(style=detect_style(config), raw=config)
     cfg.architectures = architectures_of(config)
     cfg.keys["architectures"] = "architectures"

@@ -99,7 +99,10 @@ def load_target(path: str | os.PathLike[str]) -> TargetInfo:
     if given.is_file() and given.suffix == ".json" and not given.name.endswith(".index.json"):
         config_file = given
     if config_file.is_file():
-        _text_fields(info, json.loads(config_file.read_text()))
+        config = json.loads(config_file.read_text())
+        if not isinstance(config, dict):
+            raise ValueError(f"{config_file}: config is not a JSON object")
+        _text_fields(info, config)
     elif not given.exists():
         raise FileNotFoundError(f"target not found: {given}")
     if given.is_dir():

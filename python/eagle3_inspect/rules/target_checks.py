@@ -92,18 +92,24 @@ def _embed_head(layout: Layout, cfg: DraftConfig, target: TargetInfo, out: list[
     H = layout.H
     vt, _ = _draft_vt(layout, cfg)
     vt = vt or target.vocab_size
-    if target.embed_shape is not None and H is not None and vt is not None:
-        expected = (vt, H)
-        if target.embed_shape != expected:
-            own = "its own embed_tokens" if layout.has_embed else "no embed_tokens (borrows it)"
-            out.append(
-                _finding(
-                    "E3104",
-                    f"target {target.embed_name} is {list(target.embed_shape)}, the drafter has "
-                    f"{own} and needs {list(expected)}",
-                    tensor="embed_tokens.weight" if layout.has_embed else None,
-                )
+    embed = target.embed_shape
+    # A drafter without embed_tokens borrows the target's; one with its own keeps it unless the
+    # widths agree, in which case SGLang overwrites it with the target's (reference C.2).
+    shares = not layout.has_embed or (embed is not None and len(embed) == 2 and embed[1] == H)
+    if embed is not None and H is not None and vt is not None and shares and embed != (vt, H):
+        own = (
+            "its own embed_tokens (replaced by the target's)"
+            if layout.has_embed
+            else ("no embed_tokens (borrows the target's)")
+        )
+        out.append(
+            _finding(
+                "E3104",
+                f"target {target.embed_name} is {list(embed)}, the drafter has {own} and "
+                f"needs {[vt, H]}",
+                tensor="embed_tokens.weight" if layout.has_embed else None,
             )
+        )
     head = target.lm_head_shape
     if head is None and target.tie_word_embeddings:
         head = target.embed_shape
