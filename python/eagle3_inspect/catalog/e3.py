@@ -360,8 +360,9 @@ RULES: tuple[RuleDoc, ...] = (
         "E3104",
         E,
         "Target embedding does not fit the drafter",
-        "Drafters without embed_tokens borrow the target's [Vt, Ht]; one that ships its own must "
-        "match it in shape when engines share or compare them (vLLM torch.equal sharing).",
+        "Drafters without embed_tokens borrow the target's [Vt, Ht], so it must be [Vt, H]. One "
+        "that ships its own keeps it when the widths differ, but when they agree SGLang replaces "
+        "it with the target's (set_embed), so the shapes must then be equal (reference C.2).",
         "target embed_tokens [163840, 7168], drafter H 4096 and no own embedding",
         "Ship an embedding of the drafter's width, or match the target.",
     ),
