@@ -236,3 +236,39 @@ def test_header_reader_rejects_garbage(tmp_path, content):
     path.write_bytes(content)
     with pytest.raises(HeaderError):
         tensor_infos(path)
+
+
+def test_seed_story_drafters(tmp_path):
+    from eagle3_inspect.drafters import Drafter, seed_story_drafters
+
+    story = seed_story_drafters()
+    assert set(story) == {
+        "correct", "bug1-layers-keys", "bug2-d2t-absolute", "bug3-fc-one-aux", "all-three"
+    }  # fmt: skip
+    both = story["all-three"]
+    assert any(k.startswith("layers.0.") for k in both.tensors)
+    np.testing.assert_array_equal(both.tensors["d2t"], story["bug2-d2t-absolute"].tensors["d2t"])
+    assert both.tensors["fc.weight"].shape == (64, 64)
+    # Without the build spec, Ht is recovered from fc and the configured aux count.
+    bare = Drafter(dict(story["correct"].tensors), story["correct"].config)
+    assert mutate_fc_single_aux(bare).tensors["fc.weight"].shape == (64, 64)
+    f32 = build_drafter(dtype="F32", Ht=80)
+    f32_bug = mutate_fc_single_aux(Drafter(dict(f32.tensors), f32.config))
+    assert f32_bug.tensors["fc.weight"].shape == (64, 80)
+    assert f32_bug.tensors["fc.weight"].dtype == np.float32
+
+
+def test_files_written_by_safetensors_itself_give_the_same_layout(tmp_path):
+    from safetensors.numpy import save_file
+
+    from eagle3_inspect.header_reader import directory_tensor_infos
+
+    drafter = build_drafter(dtype="F32", dialect="layers", config_style="speculators")
+    ours = detect_layout(infos_of(drafter, tmp_path), drafter.config)
+    (tmp_path / "ref").mkdir()
+    save_file(
+        {k: np.asarray(v) for k, v in drafter.tensors.items()},
+        str(tmp_path / "ref" / "model.safetensors"),
+    )
+    theirs = detect_layout(directory_tensor_infos(tmp_path / "ref"), drafter.config)
+    assert ours.to_dict() == theirs.to_dict()

@@ -21,6 +21,7 @@ from eagle3_inspect.drafter_configs import ConfigSpec, build_config
 from eagle3_inspect.safetensors_writer import (
     RawTensor,
     TensorLike,
+    numpy_dtype_to_st,
     write_safetensors,
     write_sharded,
 )
@@ -231,9 +232,36 @@ def mutate_d2t_absolute(drafter: Drafter) -> Drafter:
 
 
 def mutate_fc_single_aux(drafter: Drafter, seed: int = 1) -> Drafter:
-    """Bug 3: `fc` sized for one aux layer (`[H, 1*Ht]`) while the config declares three."""
+    """Bug 3: `fc` sized for one aux layer (`[H, 1*Ht]`) while the config declares K of them.
+
+    Ht comes from the build spec, else from the current fc width over the configured aux count.
+    """
     out = drafter.copy()
-    spec: ConfigSpec = drafter.meta["spec"]
-    dtype = {"bfloat16": "BF16", "float16": "F16", "float32": "F32"}[spec.torch_dtype]
-    out.tensors["fc.weight"] = _Weights(seed, dtype).matrix(spec.H, spec.Ht)
+    fc = drafter.tensors["fc.weight"]
+    rows, width = (int(d) for d in fc.shape)
+    spec: ConfigSpec | None = drafter.meta.get("spec")
+    if spec is not None:
+        ht = spec.Ht
+    else:
+        ids = drafter.config.get("eagle_aux_hidden_state_layer_ids") or drafter.config.get(
+            "eagle_config", {}
+        ).get("eagle_aux_hidden_state_layer_ids")
+        ht = width // (len(ids) if isinstance(ids, list) and ids else 3)
+    dtype = fc.dtype if isinstance(fc, RawTensor) else numpy_dtype_to_st(fc.dtype)
+    out.tensors["fc.weight"] = _Weights(seed, dtype).matrix(rows, ht)
     return out
+
+
+def seed_story_drafters(**build_kwargs: Any) -> dict[str, Drafter]:
+    """The seed story as drafters: a correct SGLang-style one, each bug alone, and all three."""
+    correct = build_drafter(**build_kwargs)
+    bug1 = mutate_layer_keys(correct)
+    bug2 = mutate_d2t_absolute(correct)
+    bug3 = mutate_fc_single_aux(correct)
+    return {
+        "correct": correct,
+        "bug1-layers-keys": bug1,
+        "bug2-d2t-absolute": bug2,
+        "bug3-fc-one-aux": bug3,
+        "all-three": mutate_fc_single_aux(mutate_d2t_absolute(bug1)),
+    }
