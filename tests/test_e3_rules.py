@@ -267,6 +267,13 @@ def test_tie_inside_transformer_layer_config(tmp_path):
     assert [f.config_key for f in hits] == ["transformer_layer_config.tie_word_embeddings"]
 
 
+def test_qwen3_norms_under_a_llama_model_type_are_an_error(tmp_path):
+    drafter = with_config(_spec(qwen3_norms=True), "transformer_layer_config.model_type", "llama")
+    (hit,) = [f for f in _run(drafter, tmp_path) if f.code == "E3022"]
+    assert hit.severity is Severity.ERROR
+    assert hit.config_key == "transformer_layer_config.model_type"
+
+
 def test_deepseek_architecture_without_mla(tmp_path):
     drafter = with_config(_base(), "architectures", ["Eagle3DeepseekV2ForCausalLM"])
     assert "E3024" in {f.code for f in _run(drafter, tmp_path)}

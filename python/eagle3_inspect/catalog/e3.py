@@ -222,7 +222,9 @@ RULES: tuple[RuleDoc, ...] = (
         W,
         "Qwen3-architecture draft: q_norm/k_norm in the attention",
         "Only engines with a Qwen3 EAGLE-3 class load these: vLLM before PR #43132 raises "
-        "KeyError 'layers.0.self_attn.k_norm.weight'; SGLang has no such class (dropped).",
+        "KeyError 'layers.0.self_attn.k_norm.weight'; SGLang has no such class (dropped). An "
+        "error when the config's model_type is not qwen3: speculators and vLLM pick the layer "
+        "class from it, and the Llama class drops the norms.",
         "layers.0.self_attn.q_norm.weight [128]",
         "Serve with an engine that has Eagle3Qwen3ForCausalLM, or train a Llama-style draft.",
     ),

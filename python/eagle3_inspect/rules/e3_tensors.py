@@ -110,7 +110,18 @@ def check_dialect(ctx: E3Context) -> None:
         )
     if layout.qwen3_norms:
         name = ctx.block(0, "self_attn.k_norm.weight") or "self_attn.k_norm.weight"
-        ctx.emit("E3022", "Qwen3-architecture attention norms (q_norm/k_norm) present", tensor=name)
+        model_type = ctx.cfg.model_type
+        if ctx.cfg.present and "qwen3" not in str(model_type).lower():
+            ctx.emit(
+                "E3022",
+                f"q_norm/k_norm present but model_type is {model_type!r}: the Llama-style draft "
+                "class has no such parameters and drops them",
+                severity=Severity.ERROR,
+                tensor=name,
+                config_key=ctx.cfg.config_key("model_type"),
+            )
+        else:
+            ctx.emit("E3022", "Qwen3-architecture attention norms (q_norm/k_norm)", tensor=name)
     if layout.multi_layer:
         ctx.emit("E3023", f"{len(layout.blocks)} decoder layers: {sorted(layout.blocks.values())}")
     if layout.key_prefix:
