@@ -1,0 +1,1 @@
+"""Rule families that turn a checkpoint's tensors and config into findings."""

@@ -1,0 +1,225 @@
+"""A tiny dependency-free (numpy only) safetensors writer, single-file and sharded.
+
+Used by `demo` and the test corpus to build checkpoints. bfloat16 and FP8 tensors need no
+ml_dtypes: pass a `RawTensor` carrying the header dtype string and the raw little-endian bytes
+(for example bf16 bit patterns as a `uint16` array). ml_dtypes arrays are mapped when given.
+Files are written to `<path>.tmp-<pid>` and moved into place with `os.replace`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+# numpy dtype name -> safetensors header dtype. ml_dtypes names are included so their arrays
+# map without importing ml_dtypes here.
+_NUMPY_TO_ST = {
+    "bool": "BOOL",
+    "uint8": "U8",
+    "int8": "I8",
+    "int16": "I16",
+    "uint16": "U16",
+    "int32": "I32",
+    "uint32": "U32",
+    "int64": "I64",
+    "uint64": "U64",
+    "float16": "F16",
+    "float32": "F32",
+    "float64": "F64",
+    "complex64": "C64",
+    "bfloat16": "BF16",
+    "float8_e4m3fn": "F8_E4M3",
+    "float8_e5m2": "F8_E5M2",
+    "float8_e8m0fnu": "F8_E8M0",
+    "float8_e4m3fnuz": "F8_E4M3FNUZ",
+    "float8_e5m2fnuz": "F8_E5M2FNUZ",
+}
+
+# Bits per element of every header dtype (packed F4/F6 included, for RawTensor inputs).
+DTYPE_BITS = {
+    "BOOL": 8,
+    "U8": 8,
+    "I8": 8,
+    "I16": 16,
+    "U16": 16,
+    "I32": 32,
+    "U32": 32,
+    "I64": 64,
+    "U64": 64,
+    "F16": 16,
+    "BF16": 16,
+    "F32": 32,
+    "F64": 64,
+    "C64": 64,
+    "F8_E4M3": 8,
+    "F8_E5M2": 8,
+    "F8_E8M0": 8,
+    "F8_E4M3FNUZ": 8,
+    "F8_E5M2FNUZ": 8,
+    "F4": 4,
+    "F6_E2M3": 6,
+    "F6_E3M2": 6,
+}
+
+
+@dataclass(frozen=True)
+class RawTensor:
+    """A tensor given as header dtype + shape + raw little-endian bytes (e.g. bf16 bit patterns)."""
+
+    dtype: str
+    shape: tuple[int, ...]
+    data: bytes
+
+    def __post_init__(self) -> None:
+        if self.dtype not in DTYPE_BITS:
+            raise ValueError(f"unknown safetensors dtype {self.dtype!r}")
+        numel = 1
+        for dim in self.shape:
+            numel *= int(dim)
+        bits = numel * DTYPE_BITS[self.dtype]
+        if bits % 8 or bits // 8 != len(self.data):
+            raise ValueError(
+                f"{self.dtype} tensor of shape {list(self.shape)} needs {bits / 8:g} bytes, "
+                f"got {len(self.data)}"
+            )
+
+    @classmethod
+    def from_array(cls, array: np.ndarray, dtype: str | None = None) -> RawTensor:
+        """Wrap a numpy array; `dtype` overrides the header dtype (e.g. uint16 bits as "BF16")."""
+        header_dtype = dtype or numpy_dtype_to_st(array.dtype)
+        if array.dtype.byteorder == ">":
+            array = array.byteswap().view(array.dtype.newbyteorder("<"))
+        data = np.ascontiguousarray(array).tobytes()
+        return cls(header_dtype, tuple(int(d) for d in array.shape), data)
+
+    @property
+    def nbytes(self) -> int:
+        return len(self.data)
+
+
+TensorLike = RawTensor | np.ndarray
+
+
+def numpy_dtype_to_st(dtype: np.dtype) -> str:
+    """The header dtype for a numpy (or ml_dtypes) dtype; ValueError when unsupported."""
+    name = np.dtype(dtype).name
+    try:
+        return _NUMPY_TO_ST[name]
+    except KeyError:
+        raise ValueError(f"numpy dtype {name!r} has no safetensors equivalent") from None
+
+
+def as_raw(tensor: TensorLike) -> RawTensor:
+    """Normalise an array or RawTensor to a RawTensor."""
+    if isinstance(tensor, RawTensor):
+        return tensor
+    return RawTensor.from_array(np.asarray(tensor))
+
+
+def _header_bytes(raws: Mapping[str, RawTensor], metadata: Mapping[str, str] | None) -> bytes:
+    header: dict[str, object] = {}
+    if metadata:
+        header["__metadata__"] = {str(k): str(v) for k, v in metadata.items()}
+    offset = 0
+    for name in sorted(raws):
+        raw = raws[name]
+        header[name] = {
+            "dtype": raw.dtype,
+            "shape": list(raw.shape),
+            "data_offsets": [offset, offset + raw.nbytes],
+        }
+        offset += raw.nbytes
+    text = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    return text + b" " * (-len(text) % 8)
+
+
+def _memmap_sources(tensors: Mapping[str, TensorLike]) -> set[Path]:
+    sources: set[Path] = set()
+    for tensor in tensors.values():
+        base = tensor
+        while isinstance(base, np.ndarray):
+            filename = getattr(base, "filename", None)
+            if filename:
+                sources.add(Path(filename).resolve())
+            base = base.base
+    return sources
+
+
+def write_safetensors(
+    path: str | os.PathLike[str],
+    tensors: Mapping[str, TensorLike],
+    metadata: Mapping[str, str] | None = None,
+    *,
+    inputs: tuple[str | os.PathLike[str], ...] = (),
+) -> int:
+    """Write `tensors` (name order, contiguous) to `path` atomically; returns the file size.
+
+    Refuses to replace a file that one of the tensors is memory-mapped from, or any of `inputs`.
+    """
+    target = Path(path)
+    protected = _memmap_sources(tensors) | {Path(p).resolve() for p in inputs}
+    if target.resolve() in protected:
+        raise ValueError(f"refusing to overwrite {target}: it is an input being read")
+    raws = {name: as_raw(t) for name, t in tensors.items()}
+    header = _header_bytes(raws, metadata)
+    tmp = target.with_name(f"{target.name}.tmp-{os.getpid()}")
+    try:
+        with open(tmp, "wb") as out:
+            out.write(struct.pack("<Q", len(header)))
+            out.write(header)
+            for name in sorted(raws):
+                out.write(raws[name].data)
+        os.replace(tmp, target)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return 8 + len(header) + sum(r.nbytes for r in raws.values())
+
+
+def write_sharded(
+    directory: str | os.PathLike[str],
+    tensors: Mapping[str, TensorLike],
+    shard_of: Callable[[str], int] | int,
+    metadata: Mapping[str, str] | None = None,
+) -> list[Path]:
+    """Write `model-0000i-of-0000N.safetensors` shards plus `model.safetensors.index.json`.
+
+    `shard_of` maps a tensor name to a 0-based shard index, or is an int N: split the names (in
+    order) into N contiguous groups of near-equal count. Returns the shard paths.
+    """
+    out_dir = Path(directory)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    names = sorted(tensors)
+    if isinstance(shard_of, int):
+        count = max(1, shard_of)
+        per = -(-len(names) // count) if names else 1
+        assign = {name: i // per for i, name in enumerate(names)}
+    else:
+        assign = {name: int(shard_of(name)) for name in names}
+    n_shards = max(assign.values(), default=0) + 1
+    if min(assign.values(), default=0) < 0:
+        raise ValueError("shard indices must be >= 0")
+    raws = {name: as_raw(tensors[name]) for name in names}
+    paths: list[Path] = []
+    weight_map: dict[str, str] = {}
+    for shard in range(n_shards):
+        file_name = f"model-{shard + 1:05d}-of-{n_shards:05d}.safetensors"
+        members = {n: raws[n] for n in names if assign[n] == shard}
+        write_safetensors(out_dir / file_name, members, metadata)
+        paths.append(out_dir / file_name)
+        weight_map.update(dict.fromkeys(members, file_name))
+    index = {
+        "metadata": {"total_size": sum(r.nbytes for r in raws.values())},
+        "weight_map": weight_map,
+    }
+    index_path = out_dir / "model.safetensors.index.json"
+    tmp = index_path.with_name(f"{index_path.name}.tmp-{os.getpid()}")
+    tmp.write_text(json.dumps(index, indent=2, sort_keys=True) + "\n")
+    os.replace(tmp, index_path)
+    return paths
