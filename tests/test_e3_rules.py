@@ -22,7 +22,7 @@ from eagle3_inspect.findings import Severity
 from eagle3_inspect.layout import detect_layout
 from eagle3_inspect.rules.e3 import check_architecture, check_target, load_target
 from eagle3_inspect.synthetic_target import target_config, write_target
-from layout_helpers import infos_of, renamed, with_config, with_tensor
+from tests.layout_helpers import infos_of, renamed, with_config, with_tensor
 
 LOUD = (Severity.ERROR, Severity.WARNING)
 

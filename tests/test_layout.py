@@ -19,7 +19,7 @@ from eagle3_inspect.drafters import (
     mutate_layer_keys,
 )
 from eagle3_inspect.layout import detect_layout
-from layout_helpers import infos_of, renamed
+from tests.layout_helpers import infos_of, renamed
 
 STYLES = [
     ("midlayer", "sglang"),
