@@ -1,0 +1,139 @@
+"""NUM rules: findings from per-tensor statistics (NaN/Inf, all-zero, all-NaN, untrained norms,
+initialisation look-alikes). Integer and bool buffers (d2t, t2d) are the VM rules' business."""
+
+from __future__ import annotations
+
+import math
+
+from eagle3_inspect.findings import Finding, Severity
+from eagle3_inspect.stats import TensorStats
+from eagle3_inspect.tensorinfo import TensorInfo
+
+FLOAT_DTYPES = {
+    "F16",
+    "BF16",
+    "F32",
+    "F64",
+    "F8_E4M3",
+    "F8_E5M2",
+    "F8_E8M0",
+    "F8_E4M3FNUZ",
+    "F8_E5M2FNUZ",
+    "F4",
+    "F6_E2M3",
+    "F6_E3M2",
+}
+# HF's LlamaConfig.initializer_range default: weights start as normal(0, 0.02).
+HF_INIT_STD = 0.02
+# How close (relative) a statistic must be to an initialiser's to count as "exactly" it.
+INIT_MATCH = 0.005
+
+
+def _is_norm(name: str) -> bool:
+    leaf = name.rsplit(".", 2)
+    return name.endswith(".weight") and ("norm" in leaf[-2] if len(leaf) >= 2 else False)
+
+
+def _finding(code: str, sev: Severity, info: TensorInfo, message: str, hint: str) -> Finding:
+    return Finding(
+        code,
+        sev,
+        f"{info.name}: {message}",
+        file=info.file,
+        tensor=info.name,
+        offset=info.offset,
+        hint=hint,
+    )
+
+
+def _looks_initialised(info: TensorInfo, s: TensorStats) -> str | None:
+    if len(info.shape) != 2 or s.std is None or s.mean is None or s.abs_max is None:
+        return None
+    if s.numel < 4096 or s.std == 0:
+        return None
+    fan_in = info.shape[1]
+    bound = 1 / math.sqrt(fan_in)
+    uniform_std = bound / math.sqrt(3)
+    if s.abs_max <= bound and abs(s.std - uniform_std) <= INIT_MATCH * uniform_std:
+        return (
+            f"uniform within ±{bound:.4g} with std {s.std:.4g} = bound/sqrt(3): nn.Linear's "
+            "default kaiming-uniform initialisation"
+        )
+    if abs(s.std - HF_INIT_STD) <= INIT_MATCH * HF_INIT_STD and abs(s.mean) <= 1e-3 * HF_INIT_STD:
+        return (
+            f"mean {s.mean:.2g}, std {s.std:.5g}: normal(0, 0.02), the HF initializer_range default"
+        )
+    return None
+
+
+def check_numbers(tensors: dict[str, TensorInfo], stats: dict[str, TensorStats]) -> list[Finding]:
+    """NUM findings for every float tensor that has statistics."""
+    out: list[Finding] = []
+    for name, s in stats.items():
+        info = tensors.get(name)
+        if info is None or info.dtype not in FLOAT_DTYPES or s.numel == 0:
+            continue
+        if s.nan == s.numel:
+            out.append(
+                _finding(
+                    "NUM003",
+                    Severity.ERROR,
+                    info,
+                    f"all {s.numel} values are NaN",
+                    "re-export the trained weight; an all-NaN head was never loaded",
+                )
+            )
+            continue
+        if s.nan:
+            out.append(
+                _finding(
+                    "NUM001",
+                    Severity.ERROR,
+                    info,
+                    f"{s.nan} NaN of {s.numel} values",
+                    "use a checkpoint from before the values diverged",
+                )
+            )
+        if s.posinf or s.neginf:
+            out.append(
+                _finding(
+                    "NUM002",
+                    Severity.ERROR,
+                    info,
+                    f"{s.posinf} +Inf and {s.neginf} -Inf of {s.numel} values",
+                    "use an earlier checkpoint; check fp16 overflow on casts",
+                )
+            )
+        if s.zeros == s.numel:
+            out.append(
+                _finding(
+                    "NUM004",
+                    Severity.ERROR,
+                    info,
+                    f"all {s.numel} values are 0",
+                    "the parameter was never loaded or saved: re-export it",
+                )
+            )
+            continue
+        if _is_norm(name) and s.min == 1.0 and s.max == 1.0 and s.finite == s.numel:
+            out.append(
+                _finding(
+                    "NUM005",
+                    Severity.WARNING,
+                    info,
+                    f"all {s.numel} values are exactly 1.0 (never trained?)",
+                    "check that the trainer updates and saves this norm",
+                )
+            )
+        verdict = _looks_initialised(info, s)
+        if verdict:
+            out.append(
+                _finding(
+                    "NUM006",
+                    Severity.WARNING,
+                    info,
+                    f"looks untrained: {verdict}",
+                    "check that this parameter was trained and saved",
+                )
+            )
+    return out
