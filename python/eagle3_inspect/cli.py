@@ -92,3 +92,36 @@ def scan(
 
         render_scan(report, stdout_console())
     return EXIT_CLEAN if report.ok else EXIT_FINDINGS
+
+
+@main.command()
+@click.argument("code", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print the catalogue as JSON.")
+@guarded
+def rules(code: str | None, as_json: bool) -> int:
+    """List every finding code, or explain CODE (like `ruff rule`)."""
+    from eagle3_inspect.catalog import all_rules, rule
+    from eagle3_inspect.render.common import stdout_console
+    from eagle3_inspect.render.rules import render_rule, render_rules
+
+    if code is None:
+        catalogue = all_rules()
+        if as_json:
+            emit_json(
+                {
+                    "schema": "eagle3-inspect/rules/1",
+                    "rules": [r.to_dict() for r in catalogue.values()],
+                }
+            )
+        else:
+            render_rules(list(catalogue.values()), stdout_console())
+        return EXIT_CLEAN
+    try:
+        doc = rule(code)
+    except KeyError:
+        fail(f"unknown rule code {code!r}; `eagle3-inspect rules` lists them")
+    if as_json:
+        emit_json(doc.to_dict())
+    else:
+        render_rule(doc, stdout_console())
+    return EXIT_CLEAN

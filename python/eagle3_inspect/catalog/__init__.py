@@ -25,6 +25,20 @@ class RuleDoc:
     example: str = ""
     hint: str = ""
 
+    @property
+    def family(self) -> str:
+        return self.code.rstrip("0123456789")
+
+    def to_dict(self) -> dict[str, str]:
+        return {
+            "code": self.code,
+            "severity": self.severity.value,
+            "summary": self.summary,
+            "explanation": self.explanation,
+            "example": self.example,
+            "hint": self.hint,
+        }
+
 
 def all_rules() -> dict[str, RuleDoc]:
     """Every documented code, in family order then code order."""

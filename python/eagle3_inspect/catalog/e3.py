@@ -399,6 +399,7 @@ RULES: tuple[RuleDoc, ...] = (
         "Target config lacks a field a cross-check needs",
         "The named check was skipped.",
         "target config without num_hidden_layers",
+        "Point --target at the target model's own directory or full config.json.",
     ),
 )
 

@@ -1,0 +1,48 @@
+"""The rule catalogue: every code the code base can emit is documented, and `rules` works."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from eagle3_inspect.catalog import all_rules
+
+ROOT = Path(__file__).resolve().parents[1]
+CODE = re.compile(r'"((?:ST|IX|NUM|VM|E3|EN)\d{3,4})"')
+
+
+def emitted_codes() -> set[str]:
+    codes: set[str] = set()
+    sources = [*ROOT.glob("rust/core/src/**/*.rs"), *ROOT.glob("python/eagle3_inspect/**/*.py")]
+    for path in sources:
+        if "catalog" in path.parts or path.name.endswith("tests.rs") or "tests" in path.parts:
+            continue
+        codes.update(CODE.findall(path.read_text()))
+    return codes
+
+
+def test_every_emitted_code_is_documented():
+    documented = set(all_rules())
+    missing = emitted_codes() - documented
+    assert not missing, f"codes emitted but not in the catalogue: {sorted(missing)}"
+
+
+def test_every_rule_is_complete():
+    for code, doc in all_rules().items():
+        assert doc.code == code
+        assert doc.summary and doc.explanation, code
+        if doc.severity.value != "info":
+            assert doc.hint, f"{code} needs a fix hint"
+
+
+def test_rules_command(run_cli):
+    code, out, _ = run_cli("rules", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["schema"] == "eagle3-inspect/rules/1"
+    assert {"ST015", "IX001", "NUM003"} <= {r["code"] for r in data["rules"]}
+    code, out, _ = run_cli("rules", "st015")
+    assert code == 0 and "truncated" in out
+    code, _, err = run_cli("rules", "ZZ999")
+    assert code == 2 and "unknown rule code" in err
