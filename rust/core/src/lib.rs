@@ -8,6 +8,7 @@ pub mod dtype;
 pub mod error;
 pub mod finding;
 pub mod progress;
+pub mod vocab;
 
 pub use dtype::Dtype;
 pub use error::{Error, Result};
