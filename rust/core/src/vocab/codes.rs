@@ -168,15 +168,13 @@ mod tests {
             "/../../python/eagle3_inspect/catalog/vm.py"
         );
         let text = std::fs::read_to_string(path).expect("catalog/vm.py exists");
-        for (code, sev, _) in RULES {
+        for (code, sev, summary) in RULES {
             let needle = format!(
-                "code=\"{code}\",\n        severity=Severity.{},",
+                "code=\"{code}\",\n        severity=Severity.{},\n        summary=\"{summary}\",",
                 sev.as_str().to_uppercase()
             );
-            assert!(
-                text.contains(&needle),
-                "{code} not documented as {sev:?} in vm.py"
-            );
+            let why = format!("{code} not documented as {sev:?} with summary {summary:?}");
+            assert!(text.contains(&needle), "{why}");
         }
         let documented = text.matches("RuleDoc(\n").count();
         assert_eq!(documented, RULES.len(), "vm.py documents other codes");
