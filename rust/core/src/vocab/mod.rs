@@ -20,6 +20,8 @@ mod t2d;
 #[cfg(test)]
 mod fixtures;
 #[cfg(test)]
+mod model_tests;
+#[cfg(test)]
 mod proptests;
 #[cfg(test)]
 mod tests;
