@@ -51,8 +51,9 @@ pub struct VocabAnalysis {
     pub t2d_selected: Option<u64>,
     /// `d2t` is all zeros (identity onto ids 0..Vd-1), when decodable.
     pub d2t_all_zeros: Option<bool>,
-    /// Rule (c)'s probability that a sorted offsets vector looks this gap-free, when computed.
-    pub gap_free_probability: Option<f64>,
+    /// Rule (c)'s log10 probability that a sorted offsets vector of this size is as gap-free as
+    /// `d2t` (no repeated value), when computed.
+    pub gap_free_log10_probability: Option<f64>,
     /// Every problem found, in check order.
     pub findings: Vec<Finding>,
 }
@@ -89,11 +90,14 @@ pub fn analyze_vocab(inputs: &VocabInputs<'_>) -> VocabAnalysis {
         t2d_len: t2d.as_ref().map(|m| m.len),
         t2d_selected: t2d.as_ref().map(|m| m.selected.len() as u64),
         d2t_all_zeros: None,
-        gap_free_probability: None,
+        gap_free_log10_probability: None,
         findings: Vec::new(),
     };
     match (&inputs.d2t, d2t) {
-        (None, _) => missing_d2t(vd, vt, t2d.as_ref(), &mut out),
+        (None, _) => {
+            analysis.reason = "no d2t tensor".into();
+            missing_d2t(vd, vt, t2d.as_ref(), &mut out);
+        }
         (Some(_), None) => {
             analysis.encoding = Encoding::Corrupt;
             analysis.reason = "d2t cannot be decoded".into();
@@ -103,7 +107,7 @@ pub fn analyze_vocab(inputs: &VocabInputs<'_>) -> VocabAnalysis {
             analysis.encoding = m.verdict.encoding;
             analysis.certainty = m.verdict.certainty;
             analysis.reason = m.verdict.reason;
-            analysis.gap_free_probability = m.verdict.gap_free_probability;
+            analysis.gap_free_log10_probability = m.verdict.gap_free_log10_probability;
             analysis.sorted = Some(m.target_ids.windows(2).all(|w| w[0] < w[1]));
             analysis.target_ids = Some(m.target_ids);
             analysis.d2t_all_zeros = Some(m.all_zeros);

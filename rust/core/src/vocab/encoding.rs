@@ -1,9 +1,14 @@
 //! The `d2t` encoding verdict: offsets or absolute ids, and how certain we are.
 //!
 //! Implements the decision procedure of the reference (eagle3-formats.md, section B.4): an exact
-//! test against `nonzero(t2d)` when `t2d` exists, otherwise rules (a) to (d).
+//! test against `nonzero(t2d)` when `t2d` exists, otherwise rules (a) to (d). Rule (a) is taken
+//! in its general form (read as absolute ids, `d2t` has duplicates *or values outside [0, Vt)*).
+//! The reference's rule (c) condition `max(d2t) > Vt - Vd` implies `d2t + arange` leaves
+//! `[0, Vt)` for a strictly increasing `d2t`, so rule (b) already decides those cases; rule (c)
+//! here covers what is left: both readings valid and `d2t` strictly increasing, called absolute
+//! when a sorted offsets selection that gap-free is improbable (see [`RULE_C_THRESHOLD`]).
 
-use super::ids::{gap_free_probability, IdFacts};
+use super::ids::{gap_free_log10_probability, IdFacts};
 use serde::Serialize;
 
 /// Rule (c) calls a strictly increasing `d2t` absolute when a sorted offsets vector of the same
@@ -73,8 +78,8 @@ pub(crate) struct Verdict {
     pub certainty: Certainty,
     /// Why, in words, with the numbers that decided it.
     pub reason: String,
-    /// Rule (c)'s probability, when it was computed.
-    pub gap_free_probability: Option<f64>,
+    /// Rule (c)'s log10 probability, when it was computed.
+    pub gap_free_log10_probability: Option<f64>,
 }
 
 impl Verdict {
@@ -83,7 +88,7 @@ impl Verdict {
             encoding,
             certainty,
             reason: reason.into(),
-            gap_free_probability: None,
+            gap_free_log10_probability: None,
         }
     }
 }
@@ -157,14 +162,15 @@ fn rule_c(d2t: &[i64], absolute: &IdFacts, n: usize, vt: Option<u64>) -> Verdict
             .enumerate()
             .all(|(i, &v)| i64::try_from(i).is_ok_and(|i| v >= i));
     if let (true, Some(vt)) = (sorted_absolute_shape, vt) {
-        let p = gap_free_probability(n, vt);
-        if p < RULE_C_THRESHOLD {
+        let log10_p = gap_free_log10_probability(n, vt);
+        if log10_p < RULE_C_THRESHOLD.log10() {
             let why = format!(
                 "rule c: d2t is strictly increasing with no repeated value; a sorted offsets \
-                 vector of {n} ids out of {vt} has no repeated value with probability {p:.1e}"
+                 vector of {n} ids out of {vt} has no repeated value with probability {}",
+                probability_text(log10_p)
             );
             let mut verdict = Verdict::new(Encoding::Absolute, Certainty::Likely, why);
-            verdict.gap_free_probability = Some(p);
+            verdict.gap_free_log10_probability = Some(log10_p);
             return verdict;
         }
     }
@@ -173,6 +179,15 @@ fn rule_c(d2t: &[i64], absolute: &IdFacts, n: usize, vt: Option<u64>) -> Verdict
         if vt.is_none() { " (Vt unknown)" } else { "" }
     );
     Verdict::new(Encoding::Ambiguous, Certainty::Unknown, why)
+}
+
+/// A probability given by its log10, readable even far below f64's range.
+fn probability_text(log10_p: f64) -> String {
+    if log10_p > -300.0 {
+        format!("{:.1e}", 10f64.powf(log10_p))
+    } else {
+        format!("about 1e{log10_p:.0}")
+    }
 }
 
 #[cfg(test)]
@@ -212,7 +227,8 @@ mod tests {
             (v.encoding, v.certainty),
             (Encoding::Absolute, Certainty::Likely)
         );
-        assert!(v.gap_free_probability.is_some_and(|p| p < RULE_C_THRESHOLD));
+        let log10_p = v.gap_free_log10_probability;
+        assert!(log10_p.is_some_and(|p| p < RULE_C_THRESHOLD.log10()));
         assert_eq!(without(&spaced, None).encoding, Encoding::Ambiguous);
     }
 

@@ -113,22 +113,22 @@ pub(crate) fn set_difference(a: &[i64], b: &[i64]) -> (u64, Option<i64>, u64, Op
     (only_a, ex_a, only_b, ex_b)
 }
 
-/// Probability that `n` ids drawn uniformly without replacement from `[0, vt)` contain no two
-/// adjacent ids, `C(vt - n + 1, n) / C(vt, n)`. A sorted offsets `d2t` is strictly increasing
+/// Base-10 logarithm of the probability that `n` ids drawn uniformly without replacement from
+/// `[0, vt)` contain no two adjacent ids, `C(vt - n + 1, n) / C(vt, n)` (minus infinity when
+/// impossible; a logarithm because the probability underflows f64 for real vocabularies). A sorted offsets `d2t` is strictly increasing
 /// exactly when its target ids have no adjacent pair, so this bounds how often a real sorted
 /// selection would look like sorted absolute ids (rule c of the decision procedure).
-pub(crate) fn gap_free_probability(n: usize, vt: u64) -> f64 {
+pub(crate) fn gap_free_log10_probability(n: usize, vt: u64) -> f64 {
     let n = n as u64;
     let Some(room) = vt.checked_sub(n).and_then(|r| r.checked_add(1)) else {
-        return 0.0;
+        return f64::NEG_INFINITY;
     };
     if room < n {
-        return 0.0;
+        return f64::NEG_INFINITY;
     }
-    let ln: f64 = (0..n)
-        .map(|i| ((room - i) as f64 / (vt - i) as f64).ln())
-        .sum();
-    ln.exp()
+    (0..n)
+        .map(|i| ((room - i) as f64 / (vt - i) as f64).log10())
+        .sum()
 }
 
 #[cfg(test)]
@@ -171,13 +171,13 @@ mod tests {
                 total += 1;
                 gap_free += u32::from(mask & (mask >> 1) == 0);
             }
-            let p = gap_free_probability(n, vt);
+            let p = 10f64.powf(gap_free_log10_probability(n, vt));
             assert!(
                 (p - f64::from(gap_free) / f64::from(total)).abs() < 1e-12,
                 "n={n}"
             );
         }
-        assert_eq!(gap_free_probability(5, 3), 0.0);
-        assert!(gap_free_probability(32000, 128256) < 1e-300);
+        assert_eq!(gap_free_log10_probability(5, 3), f64::NEG_INFINITY);
+        assert!(gap_free_log10_probability(32000, 128256) < -3000.0);
     }
 }

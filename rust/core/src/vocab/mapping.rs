@@ -172,11 +172,12 @@ fn arange_message(n: usize, vt: Option<u64>, t2d: Option<&T2dMask>, verdict: &Ve
         Some(vt) if last >= vt => format!(", past the end of the target vocabulary ({vt})"),
         _ => String::new(),
     };
-    let t2d_note = match (t2d, verdict.encoding) {
-        (None, _) => "no t2d to confirm".to_string(),
-        (Some(_), Encoding::Absolute) => "t2d selects ids 0..Vd-1, the identity".to_string(),
-        (Some(_), Encoding::Offsets) => "t2d agrees with the 2i reading".to_string(),
-        (Some(_), _) => "t2d matches neither reading".to_string(),
+    let exact = verdict.certainty == Certainty::Exact;
+    let t2d_note = match (t2d, exact, verdict.encoding) {
+        (None, _, _) => "no t2d to confirm",
+        (Some(_), true, Encoding::Absolute) => "t2d selects ids 0..Vd-1, the identity",
+        (Some(_), true, _) => "t2d agrees with the 2i reading",
+        (Some(_), false, _) => "t2d matches neither reading",
     };
     format!(
         "d2t == arange({n}): every engine reads target = d2t[i] + i = 2i, so draft id {} \
