@@ -24,6 +24,8 @@ mod model_tests;
 #[cfg(test)]
 mod proptests;
 #[cfg(test)]
+mod safetensors_tests;
+#[cfg(test)]
 mod tests;
 
 pub use analyze::{analyze_vocab, VocabAnalysis, VocabInputs};

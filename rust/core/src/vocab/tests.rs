@@ -370,3 +370,18 @@ fn compare_absent_with_zeros_and_corrupt() {
         (VD - 10, VD - 10, 0)
     );
 }
+
+#[test]
+fn analysis_serialises_with_lowercase_enums() {
+    let sel = sorted_selection();
+    let a = run(Some(&d2t(&sel)), Some(&t2d(VT, &sel)), Some(VD), Some(VT));
+    let json = serde_json::to_value(&a).expect("serialisable");
+    assert_eq!(json["encoding"], "absolute");
+    assert_eq!(json["certainty"], "exact");
+    assert_eq!(json["findings"][0]["code"], "VM006");
+    assert_eq!(json["findings"][0]["severity"], "error");
+    assert_eq!(
+        json["target_ids"].as_array().map(Vec::len),
+        Some(VD as usize)
+    );
+}
