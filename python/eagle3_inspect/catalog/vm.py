@@ -72,7 +72,8 @@ RULES: tuple[RuleDoc, ...] = (
         explanation=(
             "The bytes of d2t do not give integer ids: the byte length does not match shape and "
             "dtype, the dtype cannot hold ids (BOOL, FP8, FP4, FP6, complex), a float d2t holds "
-            "non-integer or non-finite values, or a U64 value exceeds int64. Engines either "
+            "non-integer or non-finite values, a U64 value exceeds int64, or it has more than "
+            "2^24 elements (far beyond any vocabulary; not decoded). Engines either "
             "fail to load it or read garbage; no mapping can be checked."
         ),
         example="d2t: BF16 [32000] holding 0.5; or I64 [32000] with 255999 bytes",
@@ -229,8 +230,9 @@ RULES: tuple[RuleDoc, ...] = (
         severity=Severity.ERROR,
         summary="t2d cannot be decoded",
         explanation=(
-            "The bytes of t2d do not match its shape and dtype, or the dtype (FP8, FP4, FP6, "
-            "complex) is not a mask. Loaders fail, and the exact encoding test of d2t is lost."
+            "The bytes of t2d do not match its shape and dtype, the dtype (FP8, FP4, FP6, "
+            "complex) is not a mask, or it has more than 2^24 elements (not decoded). Loaders "
+            "fail, and the exact encoding test of d2t is lost."
         ),
         example="t2d: BOOL [128256] with 32000 bytes",
         hint="Regenerate t2d: zeros(Vt, dtype=bool) with t2d[d2t + arange(Vd)] = True.",

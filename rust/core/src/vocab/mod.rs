@@ -31,4 +31,4 @@ mod tests;
 pub use analyze::{analyze_vocab, VocabAnalysis, VocabInputs};
 pub use compare::{compare_mappings, MappingComparison, SlotDifference};
 pub use encoding::{Certainty, Encoding, RULE_C_THRESHOLD};
-pub use raw::RawTensor;
+pub use raw::{RawTensor, MAX_VOCAB_ELEMENTS};

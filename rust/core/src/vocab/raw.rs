@@ -7,6 +7,10 @@ use crate::Dtype;
 use half::{bf16, f16};
 use std::path::PathBuf;
 
+/// Most elements a `d2t` or `t2d` may have: 64 times the largest real vocabulary (~262k), so a
+/// hostile multi-gigabyte tensor is reported instead of decoded into memory.
+pub const MAX_VOCAB_ELEMENTS: u64 = 1 << 24;
+
 /// One tensor as read from a checkpoint: header facts plus its raw little-endian bytes.
 #[derive(Debug, Clone)]
 pub struct RawTensor<'a> {
@@ -43,6 +47,11 @@ pub(crate) enum Undecodable {
     },
     /// A dtype this analysis does not decode (FP8, FP4, FP6, C64).
     Dtype,
+    /// More than [`MAX_VOCAB_ELEMENTS`] elements.
+    TooMany {
+        /// The element count.
+        numel: u64,
+    },
     /// A U64 element too large for i64 (it cannot be a token id or an offset).
     TooLarge {
         /// Element index.
@@ -72,6 +81,9 @@ impl RawTensor<'_> {
         let expected = self.numel().and_then(|n| self.dtype.byte_len(n));
         if expected != Some(actual) {
             return Err(Undecodable::Length { expected, actual });
+        }
+        if let Some(numel) = self.numel().filter(|&n| n > MAX_VOCAB_ELEMENTS) {
+            return Err(Undecodable::TooMany { numel });
         }
         let d = self.data;
         let ints = |v: Vec<i64>| Ok(Values::Int(v));
@@ -198,5 +210,14 @@ mod tests {
             u.decode(),
             Err(Undecodable::TooLarge { index: 0, .. })
         ));
+        let many = vec![0u8; (MAX_VOCAB_ELEMENTS + 1) as usize];
+        let bools = RawTensor {
+            dtype: Dtype::Bool,
+            shape: vec![MAX_VOCAB_ELEMENTS + 1],
+            data: &many,
+            ..u
+        };
+        let numel = MAX_VOCAB_ELEMENTS + 1;
+        assert_eq!(bools.decode(), Err(Undecodable::TooMany { numel }));
     }
 }

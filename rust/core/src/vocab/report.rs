@@ -35,6 +35,10 @@ pub(crate) fn undecodable_text(raw: &RawTensor<'_>, why: &Undecodable) -> String
             "{name} has dtype {}, which cannot hold token ids",
             raw.dtype
         ),
+        Undecodable::TooMany { numel } => format!(
+            "{name} has {numel} elements, more than any vocabulary (limit {}); not decoded",
+            super::raw::MAX_VOCAB_ELEMENTS
+        ),
         Undecodable::TooLarge { index, value } => {
             format!(
                 "{name}[{index}] = {value} does not fit in int64, so it is no token id or offset"
