@@ -99,3 +99,50 @@ fn effective_ids(analysis: &VocabAnalysis) -> Option<Cow<'_, [i64]>> {
     let identity = analysis.encoding == Encoding::Absent;
     identity.then(|| Cow::Owned((0..vd as i64).collect()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures::*;
+    use super::*;
+
+    #[test]
+    fn compare_offsets_with_absolute_of_same_selection() {
+        let sel = sorted_selection();
+        let mask = t2d(VT, &sel);
+        let off = run(Some(&d2t(&offsets(&sel))), Some(&mask), Some(VD), Some(VT));
+        let abs = run(Some(&d2t(&sel)), Some(&mask), Some(VD), Some(VT));
+        let c = compare_mappings(&off, &abs);
+        assert!(c.same_mapping && c.same_token_set);
+        assert_eq!(
+            (c.a_encoding, c.b_encoding),
+            (Encoding::Offsets, Encoding::Absolute)
+        );
+        let freq = run(
+            Some(&d2t(&offsets(&frequency_selection()))),
+            None,
+            Some(VD),
+            Some(VT),
+        );
+        let c = compare_mappings(&off, &freq);
+        assert!(c.same_token_set && !c.same_mapping);
+        assert_eq!(c.first_difference.map(|d| d.draft_id), Some(0));
+    }
+
+    #[test]
+    fn compare_absent_with_zeros_and_corrupt() {
+        let absent = run(None, None, Some(VD), Some(VT));
+        let zeros = run(Some(&d2t(&vec![0; VD as usize])), None, Some(VD), Some(VT));
+        assert!(compare_mappings(&absent, &zeros).same_mapping);
+        let mut bad = d2t(&[0]);
+        bad.bytes.clear();
+        let corrupt = run(Some(&bad), None, Some(1), Some(VT));
+        let c = compare_mappings(&corrupt, &corrupt);
+        assert!(!c.same_mapping && c.a_len.is_none());
+        let shorter = run(Some(&d2t(&[0; 10])), None, Some(10), Some(VT));
+        let c = compare_mappings(&zeros, &shorter);
+        assert_eq!(
+            (c.differing_draft_ids, c.only_in_a, c.only_in_b),
+            (VD - 10, VD - 10, 0)
+        );
+    }
+}

@@ -13,6 +13,7 @@ mod d2t;
 mod encoding;
 mod ids;
 mod mapping;
+mod messages;
 mod raw;
 mod report;
 mod t2d;
@@ -27,6 +28,8 @@ mod proptests;
 mod safetensors_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_t2d;
 
 pub use analyze::{analyze_vocab, VocabAnalysis, VocabInputs};
 pub use compare::{compare_mappings, MappingComparison, SlotDifference};
