@@ -64,15 +64,13 @@ pub fn analyze_vocab(inputs: &VocabInputs<'_>) -> VocabAnalysis {
     let d2t = inputs.d2t.as_ref().and_then(|raw| read_d2t(raw, &mut out));
     let t2d = (inputs.t2d.as_ref()).and_then(|raw| read_t2d(raw, inputs.target_vocab, &mut out));
     let vt = inputs.target_vocab.or(t2d.as_ref().map(|m| m.len));
-    let vd = inputs
-        .draft_vocab
+    let vd_from_t2d = match (&inputs.d2t, &t2d) {
+        (None, Some(mask)) => Some(mask.selected.len() as u64),
+        _ => None,
+    };
+    let vd = (inputs.draft_vocab)
         .or(d2t.as_ref().map(|v| v.len() as u64))
-        .or_else(|| {
-            inputs
-                .d2t
-                .is_none()
-                .then_some(t2d.as_ref()?.selected.len() as u64)
-        });
+        .or(vd_from_t2d);
     if let (Some(raw), Some(values)) = (&inputs.d2t, &d2t) {
         check_d2t_shape(raw, values.len(), inputs.draft_vocab, &mut out);
     }
@@ -165,8 +163,11 @@ fn missing_d2t(vd: Option<u64>, vt: Option<u64>, t2d: Option<&T2dMask>, out: &mu
         return;
     }
     let rebuild = match t2d {
+        Some(m) if m.selected.len() as u64 == vd => format!(
+            "; t2d is present and selects {vd} ids: rebuild d2t = nonzero(t2d) - arange(Vd)"
+        ),
         Some(m) => format!(
-            "; t2d is present and selects {} ids: rebuild d2t = nonzero(t2d) - arange(Vd)",
+            "; t2d is present but selects {} ids, not Vd, so it cannot rebuild d2t",
             m.selected.len()
         ),
         None => String::new(),

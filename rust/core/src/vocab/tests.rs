@@ -74,6 +74,10 @@ fn vm001_missing_d2t_only_when_reduced() {
         codes(&run(None, None, Some(VT), Some(VT))),
         Vec::<&str>::new()
     );
+    let all: Vec<i64> = (0..VT as i64).collect();
+    let a = run(None, Some(&t2d(VT, &all)), Some(VD), Some(VT));
+    assert_eq!(codes(&a), vec![T2D_COUNT, D2T_MISSING]);
+    assert!(a.findings[1].message.contains("cannot rebuild d2t"));
 }
 
 #[test]
