@@ -46,6 +46,9 @@ pub struct MappingComparison {
     pub only_in_a: u64,
     /// Distinct target ids selected only by side b.
     pub only_in_b: u64,
+    /// The mappings differ as read, but agree once an [`Encoding::Ambiguous`] side is read as
+    /// absolute ids: that side then almost certainly stores absolute ids (VM006).
+    pub same_if_ambiguous_is_absolute: bool,
 }
 
 /// Compares the draft-to-target mappings of two analyses, using the ids each side *meant*
@@ -65,6 +68,7 @@ pub fn compare_mappings(a: &VocabAnalysis, b: &VocabAnalysis) -> MappingComparis
         first_difference: None,
         only_in_a: 0,
         only_in_b: 0,
+        same_if_ambiguous_is_absolute: false,
     };
     let (Some(x), Some(y)) = (ids_a, ids_b) else {
         let both_absent = a.encoding == Encoding::Absent && b.encoding == Encoding::Absent;
@@ -88,7 +92,25 @@ pub fn compare_mappings(a: &VocabAnalysis, b: &VocabAnalysis) -> MappingComparis
     cmp.only_in_b = only_b;
     cmp.same_token_set = only_a == 0 && only_b == 0;
     cmp.same_mapping = cmp.differing_draft_ids == 0;
+    cmp.same_if_ambiguous_is_absolute = !cmp.same_mapping && {
+        let (xs, ys) = (readings(a.encoding, &x), readings(b.encoding, &y));
+        xs.iter().any(|p| ys.iter().any(|q| p == q))
+    };
     cmp
+}
+
+/// The readings of one side: as analysed, plus the absolute-ids reading `ids[i] - i` of an
+/// ambiguous side (whose target ids are `d2t + arange`).
+fn readings(encoding: Encoding, ids: &[i64]) -> Vec<Cow<'_, [i64]>> {
+    let mut readings = vec![Cow::Borrowed(ids)];
+    if encoding == Encoding::Ambiguous {
+        let absolute = (0i64..)
+            .zip(ids)
+            .map(|(i, &t)| t.saturating_sub(i))
+            .collect();
+        readings.push(Cow::Owned(absolute));
+    }
+    readings
 }
 
 fn effective_ids(analysis: &VocabAnalysis) -> Option<Cow<'_, [i64]>> {
@@ -126,6 +148,25 @@ mod tests {
         let c = compare_mappings(&off, &freq);
         assert!(c.same_token_set && !c.same_mapping);
         assert_eq!(c.first_difference.map(|d| d.draft_id), Some(0));
+    }
+
+    #[test]
+    fn an_ambiguous_side_that_matches_only_as_absolute_is_flagged() {
+        let sel = [3, 5, 9];
+        let exact = run(
+            Some(&d2t(&offsets(&sel))),
+            Some(&t2d(20, &sel)),
+            Some(3),
+            Some(20),
+        );
+        let ambiguous = run(Some(&d2t(&sel)), None, Some(3), Some(20));
+        assert_eq!(ambiguous.encoding, Encoding::Ambiguous);
+        let c = compare_mappings(&exact, &ambiguous);
+        assert!(!c.same_mapping && c.same_if_ambiguous_is_absolute);
+        let c = compare_mappings(&exact, &exact);
+        assert!(c.same_mapping && !c.same_if_ambiguous_is_absolute);
+        let other = run(Some(&d2t(&[3, 6, 10])), None, Some(3), Some(20));
+        assert!(!compare_mappings(&exact, &other).same_if_ambiguous_is_absolute);
     }
 
     #[test]
