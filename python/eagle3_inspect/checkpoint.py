@@ -6,7 +6,7 @@ import json
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -15,6 +15,9 @@ from eagle3_inspect.findings import Finding, Severity
 from eagle3_inspect.numpy_dtypes import PACKED, numpy_dtype, unpack_codes
 from eagle3_inspect.stats import ProgressCallback, TensorStats, compute_stats
 from eagle3_inspect.tensorinfo import TensorInfo
+
+if TYPE_CHECKING:
+    from eagle3_inspect.vocab import VocabMapping
 
 
 @dataclass(frozen=True)
@@ -110,6 +113,15 @@ class Checkpoint:
     ) -> dict[str, TensorStats]:
         """Per-tensor statistics (and content hashes when `hashes`); see `eagle3_inspect.stats`."""
         return compute_stats(self, names, hashes=hashes, threads=threads, progress=progress)
+
+    def vocab_mapping(
+        self, *, draft_vocab: int | None = None, target_vocab: int | None = None
+    ) -> VocabMapping:
+        """The d2t/t2d analysis: target ids, encoding verdict and VM findings. Vd defaults to the
+        lm_head rows (or config draft_vocab_size), Vt to config vocab_size (or t2d's length)."""
+        from eagle3_inspect.vocab import analyze
+
+        return analyze(self, draft_vocab, target_vocab)
 
 
 def open(path: str | os.PathLike[str]) -> Checkpoint:

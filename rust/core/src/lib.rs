@@ -14,6 +14,7 @@ pub mod pages;
 pub mod progress;
 pub mod shard;
 pub mod stats;
+pub mod vocab;
 
 pub use checkpoint::Checkpoint;
 pub use dtype::Dtype;

@@ -8,6 +8,7 @@ mod convert;
 mod errors;
 mod progress;
 mod stats;
+mod vocab;
 
 use pyo3::prelude::*;
 
@@ -25,6 +26,8 @@ mod _native {
     use crate::checkpoint::NativeCheckpoint;
     #[pymodule_export]
     use crate::stats::tensor_stats;
+    #[pymodule_export]
+    use crate::vocab::{compare_vocab, vocab_mapping};
 
     #[pymodule_init]
     fn init(module: &Bound<'_, PyModule>) -> PyResult<()> {

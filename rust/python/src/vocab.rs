@@ -1,0 +1,79 @@
+//! d2t/t2d analysis bindings: `vocab_mapping` for one checkpoint and `compare_vocab` for two.
+//! Results cross as JSON text (the core types are `Serialize`), parsed on the Python side.
+
+use crate::checkpoint::NativeCheckpoint;
+use crate::errors::NativeError;
+use eagle3_inspect_core::vocab::{
+    analyze_vocab, compare_mappings, RawTensor, VocabAnalysis, VocabInputs,
+};
+use eagle3_inspect_core::{Checkpoint, Error};
+use pyo3::prelude::*;
+
+fn raw<'a>(ckpt: &'a Checkpoint, name: &str) -> Option<RawTensor<'a>> {
+    let (shard, entry, data) = ckpt.tensor_bytes(name).ok()?;
+    Some(RawTensor {
+        name: name.to_owned(),
+        dtype: entry.dtype?,
+        shape: entry.shape.clone()?,
+        data,
+        file: Some(shard.path.clone()),
+    })
+}
+
+fn analyze(
+    ckpt: &Checkpoint,
+    draft_vocab: Option<u64>,
+    target_vocab: Option<u64>,
+    d2t: &str,
+    t2d: &str,
+) -> VocabAnalysis {
+    analyze_vocab(&VocabInputs {
+        d2t: raw(ckpt, d2t),
+        t2d: raw(ckpt, t2d),
+        draft_vocab,
+        target_vocab,
+    })
+}
+
+fn to_json<T: serde::Serialize>(value: &T) -> Result<String, NativeError> {
+    serde_json::to_string(value).map_err(|e| {
+        NativeError(Error::InvalidArgument(format!(
+            "cannot serialise analysis: {e}"
+        )))
+    })
+}
+
+/// The vocab-mapping analysis of one checkpoint, as JSON text.
+#[pyfunction]
+#[pyo3(signature = (checkpoint, *, draft_vocab=None, target_vocab=None, d2t="d2t", t2d="t2d"))]
+pub fn vocab_mapping(
+    py: Python<'_>,
+    checkpoint: &NativeCheckpoint,
+    draft_vocab: Option<u64>,
+    target_vocab: Option<u64>,
+    d2t: &str,
+    t2d: &str,
+) -> PyResult<String> {
+    let ckpt = &*checkpoint.inner;
+    Ok(py.detach(|| to_json(&analyze(ckpt, draft_vocab, target_vocab, d2t, t2d)))?)
+}
+
+/// Both analyses and their mapping comparison, as JSON text `{"a", "b", "comparison"}`.
+/// `vocab_a`/`vocab_b` are `(draft_vocab, target_vocab)` for each side.
+#[pyfunction]
+#[pyo3(signature = (a, b, *, vocab_a=(None, None), vocab_b=(None, None)))]
+pub fn compare_vocab(
+    py: Python<'_>,
+    a: &NativeCheckpoint,
+    b: &NativeCheckpoint,
+    vocab_a: (Option<u64>, Option<u64>),
+    vocab_b: (Option<u64>, Option<u64>),
+) -> PyResult<String> {
+    let (ca, cb) = (&*a.inner, &*b.inner);
+    Ok(py.detach(|| {
+        let left = analyze(ca, vocab_a.0, vocab_a.1, "d2t", "t2d");
+        let right = analyze(cb, vocab_b.0, vocab_b.1, "d2t", "t2d");
+        let comparison = compare_mappings(&left, &right);
+        to_json(&serde_json::json!({"a": left, "b": right, "comparison": comparison}))
+    })?)
+}
