@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 import eagle3_inspect
 from eagle3_inspect.drafters import build_drafter, mutate_d2t_absolute
 
