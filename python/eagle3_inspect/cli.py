@@ -125,3 +125,60 @@ def rules(code: str | None, as_json: bool) -> int:
     else:
         render_rule(doc, stdout_console())
     return EXIT_CLEAN
+
+
+@main.command()
+@click.argument("path", type=click.Path(path_type=str))
+@click.option(
+    "--engine",
+    metavar="NAME[@VERSION]",
+    help="Check against an engine profile: sglang, vllm, trtllm, speculators or all.",
+)
+@click.option(
+    "--target",
+    type=click.Path(path_type=str),
+    help="Target model directory, config.json or index (headers and config only).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (eagle3-inspect/validate/1).")
+@click.option(
+    "--fail-on",
+    type=click.Choice(["error", "warning"]),
+    default="error",
+    show_default=True,
+    help="Exit 1 when a finding at or above this severity exists.",
+)
+@click.option("--no-stats", is_flag=True, help="Skip the statistics pass (NUM rules).")
+@click.option("--threads", type=click.IntRange(min=1), help="Worker threads for the stats pass.")
+@guarded
+def validate(
+    path: str,
+    engine: str | None,
+    target: str | None,
+    as_json: bool,
+    fail_on: str,
+    no_stats: bool,
+    threads: int | None,
+) -> int:
+    """Check an EAGLE-3 drafter: file structure, architecture, config, d2t/t2d, values, and
+    (with --engine / --target) what an engine would silently do with it."""
+    from eagle3_inspect.render.progress import progress_bar
+    from eagle3_inspect.validate import validate as run_validate
+
+    with progress_bar("stats", enabled=not as_json) as progress:
+        report = run_validate(
+            path,
+            engine=engine,
+            target=target,
+            stats=not no_stats,
+            fail_on=fail_on,
+            threads=threads,
+            progress=progress,
+        )
+    if as_json:
+        emit_json(report.to_dict())
+    else:
+        from eagle3_inspect.render.common import stdout_console
+        from eagle3_inspect.render.validate import render_validate
+
+        render_validate(report, stdout_console())
+    return EXIT_CLEAN if report.ok else EXIT_FINDINGS
