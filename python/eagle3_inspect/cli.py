@@ -182,3 +182,22 @@ def validate(
 
         render_validate(report, stdout_console())
     return EXIT_CLEAN if report.ok else EXIT_FINDINGS
+
+
+@main.command()
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=str),
+    help="Directory for the demo checkpoints (default: a new temporary directory).",
+)
+@guarded
+def demo(out: str | None) -> int:
+    """Write a correct and a broken EAGLE-3 drafter (the seed story's three bugs) and run scan,
+    validate and diff on them."""
+    import tempfile
+
+    from eagle3_inspect.demo import run_demo
+    from eagle3_inspect.render.common import stdout_console
+
+    target = out if out is not None else tempfile.mkdtemp(prefix="eagle3-inspect-demo-")
+    return run_demo(target, stdout_console())
