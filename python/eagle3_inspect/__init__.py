@@ -1,4 +1,4 @@
-"""eagle3-inspect: find the silent format mismatches that give an EAGLE-3 drafter zero acceptance.
+"""eagle3-inspect: find the silent format mismatches behind an EAGLE-3 drafter's zero acceptance.
 
 import eagle3_inspect
 ckpt = eagle3_inspect.open("path/to/drafter")
@@ -10,10 +10,12 @@ from eagle3_inspect.checkpoint import Checkpoint, FileInfo, open
 from eagle3_inspect.findings import Finding, Severity
 from eagle3_inspect.scan import ScanReport, scan
 from eagle3_inspect.tensorinfo import TensorInfo
+from eagle3_inspect.validate import Report, validate
 
 __all__ = [
     "Checkpoint",
     "FileInfo",
+    "Report",
     "Finding",
     "ScanReport",
     "Severity",
@@ -21,4 +23,5 @@ __all__ = [
     "__version__",
     "open",
     "scan",
+    "validate",
 ]
