@@ -15,8 +15,8 @@ from eagle3_inspect.validate import Report, validate
 __all__ = [
     "Checkpoint",
     "FileInfo",
-    "Report",
     "Finding",
+    "Report",
     "ScanReport",
     "Severity",
     "TensorInfo",
