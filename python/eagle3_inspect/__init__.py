@@ -7,18 +7,21 @@ for finding in ckpt.findings: ...
 
 from eagle3_inspect._native import VERSION as __version__
 from eagle3_inspect.checkpoint import Checkpoint, FileInfo, open
+from eagle3_inspect.diff import DiffReport, diff
 from eagle3_inspect.findings import Finding, Severity
 from eagle3_inspect.scan import ScanReport, scan
 from eagle3_inspect.tensorinfo import TensorInfo
 
 __all__ = [
     "Checkpoint",
+    "DiffReport",
     "FileInfo",
     "Finding",
     "ScanReport",
     "Severity",
     "TensorInfo",
     "__version__",
+    "diff",
     "open",
     "scan",
 ]

@@ -1,0 +1,283 @@
+//! [`compare_pairs`]: validates the pairs, cuts each into fixed element chunks, runs a memcmp-first
+//! pass over all chunks in parallel, revisits the identical chunks of pairs that turned out to
+//! differ elsewhere (to add their norms), then merges each pair's chunks in order.
+
+use super::accum::Acc;
+use super::kernel::{byte_at, compare_chunk, Scratch};
+use super::tolerance::pair_tolerance;
+use super::types::{DiffOptions, PairDiff, PairStatus, PairTask};
+use crate::{pages, Dtype, Error, Progress, Result};
+use rayon::prelude::*;
+
+/// One chunk: which pair, which elements.
+struct Item {
+    pair: usize,
+    start: u64,
+    end: u64,
+}
+
+/// What a chunk produces: identical bytes (not decoded), or a comparison.
+#[derive(Clone, Copy)]
+enum Out {
+    Same,
+    Compared(Acc),
+}
+
+/// Per-pair facts fixed before the pass.
+struct Plan {
+    /// Values can be compared element by element (equal counts, not C64 against a real dtype).
+    comparable: bool,
+    /// Element count of A.
+    numel: u64,
+    tol: (f64, f64),
+}
+
+/// Compares every pair, returning one [`PairDiff`] per pair in order. See [`crate::diff`] for the
+/// method; results are bit-for-bit identical for any thread count.
+///
+/// Errors: [`Error::InvalidArgument`] for a side whose bytes are not `dtype × numel`, a zero
+/// `chunk_bytes`, a negative or non-finite tolerance, or `threads: Some(0)`; [`Error::Cancelled`]
+/// when `progress` asks to stop (checked before every chunk).
+pub fn compare_pairs(
+    pairs: &[PairTask<'_>],
+    opts: &DiffOptions,
+    progress: &dyn Progress,
+) -> Result<Vec<PairDiff>> {
+    let plans = validate(pairs, opts)?;
+    let items = plan_items(pairs, &plans, opts.chunk_bytes);
+    let run = || -> Result<Vec<Out>> {
+        let mut outs: Vec<Out> = items
+            .par_iter()
+            .map_init(Scratch::default, |s, item| {
+                run_item(pairs, &plans, item, opts, progress, s, true)
+            })
+            .collect::<Result<_>>()?;
+        let revisit = revisit_list(pairs, &items, &outs);
+        let redone: Vec<(usize, Out)> = revisit
+            .par_iter()
+            .map_init(Scratch::default, |s, &i| {
+                run_item(
+                    pairs,
+                    &plans,
+                    &items[i],
+                    opts,
+                    &NoAdvance(progress),
+                    s,
+                    false,
+                )
+                .map(|o| (i, o))
+            })
+            .collect::<Result<_>>()?;
+        for (i, out) in redone {
+            outs[i] = out;
+        }
+        Ok(outs)
+    };
+    let outs = match opts.threads {
+        Some(n) => rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .map_err(|e| Error::InvalidArgument(format!("cannot start {n} threads: {e}")))?
+            .install(run)?,
+        None => run()?,
+    };
+    Ok(assemble(pairs, &plans, &items, &outs))
+}
+
+/// Forwards cancellation but not progress (the revisit pass re-reads bytes already counted).
+struct NoAdvance<'a>(&'a dyn Progress);
+
+impl Progress for NoAdvance<'_> {
+    fn advance(&self, _bytes: u64) {}
+    fn is_cancelled(&self) -> bool {
+        self.0.is_cancelled()
+    }
+}
+
+fn validate(pairs: &[PairTask<'_>], opts: &DiffOptions) -> Result<Vec<Plan>> {
+    if opts.chunk_bytes == 0 {
+        return Err(Error::InvalidArgument(
+            "chunk_bytes must be positive".into(),
+        ));
+    }
+    if opts.threads == Some(0) {
+        return Err(Error::InvalidArgument("threads must be at least 1".into()));
+    }
+    for (what, t) in [("rtol", opts.rtol), ("atol", opts.atol)] {
+        if let Some(t) = t.filter(|t| !(t.is_finite() && *t >= 0.0)) {
+            return Err(Error::InvalidArgument(format!(
+                "{what} must be a finite number >= 0, got {t}"
+            )));
+        }
+    }
+    let mut plans = Vec::with_capacity(pairs.len());
+    for (i, p) in pairs.iter().enumerate() {
+        let mut numel = [0u64; 2];
+        for (k, (side, name)) in [(&p.a, "a"), (&p.b, "b")].into_iter().enumerate() {
+            let n = side.numel();
+            let want = n.and_then(|n| side.dtype.byte_len(n));
+            if want != Some(side.data.len() as u64) {
+                return Err(Error::InvalidArgument(format!(
+                    "pair {i} side {name}: shape {:?} of {} does not fit {} bytes",
+                    side.shape,
+                    side.dtype,
+                    side.data.len()
+                )));
+            }
+            numel[k] = n.unwrap_or(0);
+        }
+        let (rtol, atol) = pair_tolerance(p.a.dtype, p.b.dtype);
+        plans.push(Plan {
+            comparable: numel[0] == numel[1]
+                && (p.a.dtype == Dtype::C64) == (p.b.dtype == Dtype::C64),
+            numel: numel[0],
+            tol: (opts.rtol.unwrap_or(rtol), opts.atol.unwrap_or(atol)),
+        });
+    }
+    Ok(plans)
+}
+
+/// Elements per chunk: about `chunk_bytes` of the wider side, a positive multiple of 4 (so every
+/// chunk boundary is a byte boundary on both sides, F4 and F6 included).
+fn chunk_elems(a: Dtype, b: Dtype, chunk_bytes: usize) -> u64 {
+    let bits = a.bits().max(b.bits());
+    let elems = (chunk_bytes as u64).saturating_mul(8) / bits / 4 * 4;
+    elems.max(4)
+}
+
+fn plan_items(pairs: &[PairTask<'_>], plans: &[Plan], chunk_bytes: usize) -> Vec<Item> {
+    let mut items = Vec::new();
+    for (pair, (p, plan)) in pairs.iter().zip(plans).enumerate() {
+        if !plan.comparable {
+            continue;
+        }
+        let step = chunk_elems(p.a.dtype, p.b.dtype, chunk_bytes);
+        let mut start = 0;
+        while start < plan.numel {
+            let end = plan.numel.min(start.saturating_add(step));
+            items.push(Item { pair, start, end });
+            start = end;
+        }
+    }
+    items
+}
+
+fn run_item(
+    pairs: &[PairTask<'_>],
+    plans: &[Plan],
+    item: &Item,
+    opts: &DiffOptions,
+    progress: &dyn Progress,
+    scratch: &mut Scratch,
+    memcmp_first: bool,
+) -> Result<Out> {
+    if progress.is_cancelled() {
+        return Err(Error::Cancelled);
+    }
+    let p = &pairs[item.pair];
+    let (da, db) = (p.a.dtype, p.b.dtype);
+    let a = &p.a.data[byte_at(da, item.start)..byte_at(da, item.end)];
+    let b = &p.b.data[byte_at(db, item.start)..byte_at(db, item.end)];
+    let out = if memcmp_first && da == db && a == b {
+        Out::Same
+    } else {
+        let acc = compare_chunk(
+            da,
+            p.a.data,
+            db,
+            p.b.data,
+            item.start,
+            item.end,
+            plans[item.pair].tol,
+            scratch,
+        );
+        Out::Compared(acc)
+    };
+    if opts.release_pages {
+        pages::release(a);
+        pages::release(b);
+    }
+    progress.advance((a.len() + b.len()) as u64);
+    Ok(out)
+}
+
+/// Identical chunks of pairs that are not identical as a whole: their norms are still needed.
+fn revisit_list(pairs: &[PairTask<'_>], items: &[Item], outs: &[Out]) -> Vec<usize> {
+    let mut differs = vec![false; pairs.len()];
+    for (item, out) in items.iter().zip(outs) {
+        if matches!(out, Out::Compared(_)) {
+            differs[item.pair] = true;
+        }
+    }
+    (0..items.len())
+        .filter(|&i| differs[items[i].pair] && matches!(outs[i], Out::Same))
+        .collect()
+}
+
+/// Merges each pair's chunk outputs in chunk order.
+fn assemble(pairs: &[PairTask<'_>], plans: &[Plan], items: &[Item], outs: &[Out]) -> Vec<PairDiff> {
+    let mut next = 0;
+    pairs
+        .iter()
+        .zip(plans)
+        .enumerate()
+        .map(|(i, (p, plan))| {
+            let first = next;
+            while next < items.len() && items[next].pair == i {
+                next += 1;
+            }
+            let mine = &outs[first..next];
+            let all_same = mine.iter().all(|o| matches!(o, Out::Same));
+            let mut acc = Acc::EMPTY;
+            for out in mine {
+                if let Out::Compared(chunk) = out {
+                    acc.merge(chunk);
+                }
+            }
+            finish(p, plan, all_same, &acc)
+        })
+        .collect()
+}
+
+fn finish(p: &PairTask<'_>, plan: &Plan, all_same: bool, acc: &Acc) -> PairDiff {
+    let same_shape = p.a.shape == p.b.shape;
+    let parts = if p.a.dtype == Dtype::C64 { 2 } else { 1 };
+    let bytes_equal = plan.comparable && p.a.dtype == p.b.dtype && all_same;
+    let status = if bytes_equal && same_shape {
+        PairStatus::Equal
+    } else if plan.comparable && same_shape && acc.mismatched == 0 {
+        PairStatus::Close
+    } else {
+        PairStatus::Differ
+    };
+    let compared = plan.comparable.then_some(());
+    let located = (acc.max_abs > 0.0).then_some(acc.max_index);
+    let (rtol, atol) = plan.tol;
+    PairDiff {
+        status,
+        bytes_equal,
+        numel: plan.numel.saturating_mul(parts),
+        rtol,
+        atol,
+        max_abs: compared.map(|()| acc.max_abs),
+        max_abs_index: located,
+        max_abs_at: located.map(|i| unravel(i / parts, p.a.shape)),
+        mean_abs: compared.map(|()| acc.mean_abs()),
+        rel_l2: compared.and_then(|()| acc.rel_l2()),
+        cosine: compared.and_then(|()| acc.cosine()),
+        mismatched: compared.map(|()| acc.mismatched),
+        nonfinite_mismatched: compared.map(|()| acc.nonfinite_mismatched),
+    }
+}
+
+/// The row-major multi-index of flat index `flat` in `shape`.
+fn unravel(mut flat: u64, shape: &[u64]) -> Vec<u64> {
+    let mut at = vec![0; shape.len()];
+    for (slot, &dim) in at.iter_mut().zip(shape).rev() {
+        if dim > 0 {
+            *slot = flat % dim;
+            flat /= dim;
+        }
+    }
+    at
+}
