@@ -35,32 +35,41 @@ def _verdict(report: DiffReport) -> str:
     return f"[{style}]{report.verdict()}[/]: " + "; ".join(parts)
 
 
+def _change(p: PairResult) -> str:
+    d = p.to_dict()
+    parts = []
+    if d["dtype"]:
+        parts.append(" -> ".join(d["dtype"]))
+    if d["shape"]:
+        parts.append(" -> ".join(str(s) for s in d["shape"]))
+    return "; ".join(parts) or "values"
+
+
 def _changed_table(pairs: list[PairResult], structure_only: bool) -> Table:
+    """One row per changed pair. mean_abs and the flat index are in the JSON only, to keep the
+    table readable at 80 columns."""
     table = Table(title="Changed tensors", title_justify="left")
-    columns = ["name", "status", "dtype", "shape"]
+    longest = max((len(p.name) for p in pairs), default=4)
+    # Names are what a reader scans for: give them room and let the numbers wrap instead.
+    table.add_column("name", overflow="fold", min_width=min(longest, 20))
+    columns = ["status", "change"]
     if not structure_only:
-        columns += ["max_abs", "at", "mean_abs", "rel_l2", "cosine", "mismatched"]
+        columns += ["max |a-b| @", "rel_l2", "cosine", "mismatched"]
     for column in columns:
         table.add_column(column, overflow="fold")
     for p in pairs:
         d = p.to_dict()
         name = p.name if p.name_b == p.name else f"{p.name} -> {p.name_b}"
-        dtype = " -> ".join(d["dtype"]) if d["dtype"] else p.dtype[0]
-        shape = " -> ".join(map(str, d["shape"])) if d["shape"] else str(list(p.shape[0] or ()))
         style = STATUS_STYLE.get(p.status, "yellow")
-        row = [name, f"[{style}]{p.status or 'structure'}[/]", dtype, shape]
+        row = [name, f"[{style}]{p.status or 'structure'}[/]", _change(p)]
         if not structure_only:
-            at = d["max_abs_at"]
-            mismatched = d["mismatched"]
-            if mismatched is not None:
-                mismatched = f"{mismatched}/{d['numel']}"
+            where = f" @{d['max_abs_at']}" if d["max_abs_at"] is not None else ""
+            mismatched = "-" if d["mismatched"] is None else f"{d['mismatched']}/{d['numel']}"
             row += [
-                _fmt(d["max_abs"]),
-                _fmt(at and list(at)),
-                _fmt(d["mean_abs"]),
+                _fmt(d["max_abs"]) + where,
                 _fmt(d["rel_l2"]),
                 "-" if d["cosine"] is None else f"{d['cosine']:.6g}",
-                _fmt(mismatched) if p.note is None else p.note,
+                mismatched if p.note is None else p.note,
             ]
         table.add_row(*row)
     return table
