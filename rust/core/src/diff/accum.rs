@@ -58,17 +58,28 @@ impl Acc {
         }
     }
 
-    /// ||a - b|| / ||a||: 0 when both are 0, None when only ||a|| is.
+    /// True when a sum of squares overflowed (F64 values beyond about 1e154): the norm-based
+    /// metrics are then not representable and reported as None.
+    fn overflowed(&self) -> bool {
+        !(self.sum_sq_a.is_finite() && self.sum_sq_b.is_finite() && self.sum_sq_diff.is_finite())
+    }
+
+    /// ||a - b|| / ||a||: 0 when both are 0, None when only ||a|| is (or on overflow).
     pub fn rel_l2(&self) -> Option<f64> {
-        if self.sum_sq_a > 0.0 {
+        if self.overflowed() {
+            None
+        } else if self.sum_sq_a > 0.0 {
             Some((self.sum_sq_diff / self.sum_sq_a).sqrt())
         } else {
             (self.sum_sq_diff == 0.0).then_some(0.0)
         }
     }
 
-    /// a·b / (||a|| ||b||): 1 when both are all zero, None when exactly one is.
+    /// a·b / (||a|| ||b||): 1 when both are all zero, None when exactly one is (or on overflow).
     pub fn cosine(&self) -> Option<f64> {
+        if self.overflowed() || !self.dot.is_finite() {
+            return None;
+        }
         match (self.sum_sq_a > 0.0, self.sum_sq_b > 0.0) {
             (true, true) => Some(self.dot / (self.sum_sq_a.sqrt() * self.sum_sq_b.sqrt())),
             (false, false) => Some(1.0),

@@ -67,8 +67,9 @@ fn block(a: &[f64], b: &[f64], base: u64, (rtol, atol): (f64, f64), acc: &mut Ac
             blk.sum_sq_a += x * x;
             blk.sum_sq_b += y * y;
             blk.dot += x * y;
-            // Written so that a NaN bound (inf * 0 cannot happen here, but be safe) mismatches.
-            if !(d <= atol + rtol * y.abs()) {
+            // d and y are finite and the tolerances finite and >= 0 (validated), so the bound is
+            // never NaN and `>` is exactly "not within tolerance".
+            if d > atol + rtol * y.abs() {
                 blk.mismatched += 1;
             }
         } else {

@@ -112,10 +112,10 @@ pub struct PairDiff {
     /// Mean |a - b| over places where both are finite.
     pub mean_abs: Option<f64>,
     /// ||a - b|| / ||a|| over places where both are finite (0 when both norms are 0; None when
-    /// only ||a|| is 0).
+    /// only ||a|| is 0, or when a sum of squares overflows `f64`).
     pub rel_l2: Option<f64>,
     /// a·b / (||a|| ||b||) over places where both are finite (1 when both are all zero; None
-    /// when exactly one is).
+    /// when exactly one is, or when a sum overflows `f64`).
     pub cosine: Option<f64>,
     /// Places outside `|a-b| <= atol + rtol*|b|`, counting NaN-vs-non-NaN and mismatched
     /// infinities.
