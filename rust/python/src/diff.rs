@@ -100,7 +100,7 @@ pub fn content_hashes<'py>(
     }
     let total: u64 = data.iter().map(|d| d.len() as u64).sum();
     let hashes = run_with_progress(py, total, progress.as_ref(), |p| {
-        diff::content_hashes(&data, threads, p)
+        diff::content_hashes(&data, threads, true, p)
     })?;
     let out = PyDict::new(py);
     for (name, hash) in names.iter().zip(hashes) {

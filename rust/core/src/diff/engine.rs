@@ -3,7 +3,7 @@
 //! differ elsewhere (to add their norms), then merges each pair's chunks in order.
 
 use super::accum::Acc;
-use super::kernel::{byte_at, compare_chunk, Scratch};
+use super::kernel::{byte_at, compare_chunk, equal_chunk, Scratch};
 use super::tolerance::pair_tolerance;
 use super::types::{DiffOptions, PairDiff, PairStatus, PairTask};
 use crate::{pages, Dtype, Error, Progress, Result};
@@ -169,7 +169,7 @@ fn run_item(
     opts: &DiffOptions,
     progress: &dyn Progress,
     scratch: &mut Scratch,
-    memcmp_first: bool,
+    first_pass: bool,
 ) -> Result<Out> {
     if progress.is_cancelled() {
         return Err(Error::Cancelled);
@@ -178,8 +178,11 @@ fn run_item(
     let (da, db) = (p.a.dtype, p.b.dtype);
     let a = &p.a.data[byte_at(da, item.start)..byte_at(da, item.end)];
     let b = &p.b.data[byte_at(db, item.start)..byte_at(db, item.end)];
-    let out = if memcmp_first && da == db && a == b {
+    let out = if first_pass && da == db && a == b {
         Out::Same
+    } else if !first_pass && da == db {
+        // The revisit pass only sees chunks already found identical: one side is enough.
+        Out::Compared(equal_chunk(da, p.a.data, item.start, item.end, scratch))
     } else {
         let acc = compare_chunk(
             da,

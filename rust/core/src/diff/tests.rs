@@ -311,7 +311,7 @@ fn progress_counts_both_sides_once() {
 #[test]
 fn content_hashes_equal_the_stats_hash() {
     let a = f32_bytes(&wave(1000, 0.0));
-    let hashes = content_hashes(&[&a, &a[..4]], Some(2), &NoProgress).unwrap();
+    let hashes = content_hashes(&[&a, &a[..4]], Some(2), false, &NoProgress).unwrap();
     assert_eq!(
         hashes[0],
         crate::stats::hash_bytes(&a, crate::stats::DEFAULT_CHUNK_BYTES)
@@ -371,5 +371,23 @@ proptest! {
         let x = compare_pairs(&[task], &opts(2, c1), &NoProgress).unwrap().remove(0);
         let y = compare_pairs(&[task], &opts(2, c2), &NoProgress).unwrap().remove(0);
         prop_assert_eq!((x.max_abs, x.max_abs_index, x.mismatched), (y.max_abs, y.max_abs_index, y.mismatched));
+    }
+}
+
+proptest! {
+    /// The one-sided kernel of the revisit pass equals the two-sided kernel on identical bytes.
+    #[test]
+    fn equal_chunk_matches_compare_chunk(words in prop::collection::vec(any::<u32>(), 0..600),
+                                         start in 0u64..100) {
+        use super::kernel::{compare_chunk, equal_chunk, Scratch};
+        let data: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        for dtype in [Dtype::F32, Dtype::Bf16, Dtype::F8E4M3, Dtype::F4, Dtype::I16] {
+            let n = (data.len() as u64 * 8 / dtype.bits()) / 4 * 4;
+            let s = (start / 4 * 4).min(n);
+            let mut scratch = Scratch::default();
+            let both = compare_chunk(dtype, &data, dtype, &data, s, n, (0.0, 0.0), &mut scratch);
+            let one = equal_chunk(dtype, &data, s, n, &mut scratch);
+            prop_assert_eq!(format!("{both:?}"), format!("{one:?}"));
+        }
     }
 }
