@@ -227,3 +227,46 @@ def test_bad_arguments(tmp_path):
         eagle3_inspect.diff(a, a, rtol=-1)
     with pytest.raises(FileNotFoundError):
         eagle3_inspect.diff(a, tmp_path / "missing")
+
+
+def test_renamed_pair_with_changed_values_is_listed_under_both_names(tmp_path):
+    renamed = {k.replace("midlayer.", "layers.0."): v for k, v in WEIGHTS.items()}
+    q = "layers.0.self_attn.q_proj.weight"
+    renamed[q] = renamed[q] + np.float32(0.25)
+    report = eagle3_inspect.diff(write(tmp_path / "a", WEIGHTS), write(tmp_path / "b", renamed))
+    (entry,) = report.to_dict()["changed"]
+    assert entry["name"] == "midlayer.self_attn.q_proj.weight" and entry["renamed_to"] == q
+    assert entry["status"] == "differ" and entry["max_abs"] == pytest.approx(0.25, rel=1e-6)
+
+
+def test_structure_only_reads_no_tensor_data(tmp_path, monkeypatch):
+    from eagle3_inspect import _native
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("tensor data was read")
+
+    monkeypatch.setattr(_native, "diff_pairs", refuse)
+    monkeypatch.setattr(_native, "content_hashes", refuse)
+    other = {**WEIGHTS, "fc.weight": WEIGHTS["fc.weight"].astype(np.float64)}
+    report = eagle3_inspect.diff(
+        write(tmp_path / "a", WEIGHTS), write(tmp_path / "b", other), structure_only=True
+    )
+    (entry,) = report.to_dict()["changed"]
+    assert entry["dtype"] == ["F32", "F64"] and entry["status"] is None
+    assert report.vocab is None and not report.ok
+
+
+def test_progress_reports_both_sides(tmp_path):
+    other = {**WEIGHTS, "proj.weight": WEIGHTS["fc.weight"]}
+    del other["fc.weight"]
+    other["lm_head.weight"] = WEIGHTS["lm_head.weight"] + np.float32(1)
+    calls: list[tuple[int, int]] = []
+    eagle3_inspect.diff(
+        write(tmp_path / "a", WEIGHTS),
+        write(tmp_path / "b", other),
+        progress=lambda done, total: calls.append((done, total)),
+    )
+    pair_bytes = 2 * sum(v.nbytes for v in WEIGHTS.values())
+    hash_bytes = WEIGHTS["fc.weight"].nbytes
+    assert (hash_bytes, hash_bytes) in calls  # the hash pass, once per side
+    assert calls[-1] == (pair_bytes, pair_bytes)  # the numeric pass over both sides

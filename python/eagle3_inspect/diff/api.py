@@ -60,6 +60,13 @@ def diff(
     are found by dialect rules alone and pairs get no status. `renames=False` reports renamed
     tensors as removed + added. `filter` is a glob on tensor names (as written or in canonical
     `layers.N.` form). `progress(done, total)` is called during the hash and numeric passes.
+
+    Per pair: `equal` (same dtype, shape and bytes), `close` (same shape, every element within
+    `|a-b| <= atol + rtol*|b|`, NaN only equal to NaN, infinities equal in sign), or `differ`.
+    Pairs with another shape but the same element count are compared in flat order (a reshape
+    shows max_abs 0) and are still `differ`; with another element count they get no metrics.
+    A dtype change with values within tolerance is `close`: it passes the verdict, and is
+    listed in `changed` with both dtypes. Integers above 2**53 compare after rounding to f64.
     """
     if threads is not None and threads < 1:
         raise ValueError(f"threads must be >= 1, got {threads}")
