@@ -18,6 +18,7 @@ mod accum;
 mod engine;
 mod hashes;
 mod kernel;
+mod plan;
 mod tolerance;
 mod types;
 
