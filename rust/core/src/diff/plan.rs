@@ -18,9 +18,11 @@ pub(crate) struct Plan {
     pub comparable: bool,
     /// Element count of A.
     pub numel: u64,
+    /// `(rtol, atol)`: the caller's overrides, else the looser of the two dtypes' defaults.
     pub tol: (f64, f64),
 }
 
+/// Checks the options and every side's byte length, and fixes each pair's [`Plan`].
 pub(crate) fn validate(pairs: &[PairTask<'_>], opts: &DiffOptions) -> Result<Vec<Plan>> {
     if opts.chunk_bytes == 0 {
         return Err(Error::InvalidArgument(
@@ -72,6 +74,7 @@ fn chunk_elems(a: Dtype, b: Dtype, chunk_bytes: usize) -> u64 {
     elems.max(4)
 }
 
+/// Fixed chunks of every comparable pair, in pair order then element order.
 pub(crate) fn plan_items(pairs: &[PairTask<'_>], plans: &[Plan], chunk_bytes: usize) -> Vec<Item> {
     let mut items = Vec::new();
     for (pair, (p, plan)) in pairs.iter().zip(plans).enumerate() {
