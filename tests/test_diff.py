@@ -270,3 +270,17 @@ def test_progress_reports_both_sides(tmp_path):
     hash_bytes = WEIGHTS["fc.weight"].nbytes
     assert (hash_bytes, hash_bytes) in calls  # the hash pass, once per side
     assert calls[-1] == (pair_bytes, pair_bytes)  # the numeric pass over both sides
+
+
+def test_hf_cache_snapshot_against_a_sharded_directory(tmp_path):
+    repo = tmp_path / "models--org--drafter"
+    blobs, snapshot = repo / "blobs", repo / "snapshots" / "abc123"
+    write(blobs, WEIGHTS, config={"hidden_size": 48})
+    snapshot.mkdir(parents=True)
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text("abc123")
+    for file in ("model.safetensors", "config.json"):
+        (snapshot / file).symlink_to(blobs / file)
+    sharded = write(tmp_path / "sharded", WEIGHTS, config={"hidden_size": 48}, shards=2)
+    report = eagle3_inspect.diff(repo, sharded)
+    assert report.identical and report.unchanged == len(WEIGHTS)

@@ -66,7 +66,8 @@ def diff(
     Pairs with another shape but the same element count are compared in flat order (a reshape
     shows max_abs 0) and are still `differ`; with another element count they get no metrics.
     A dtype change with values within tolerance is `close`: it passes the verdict, and is
-    listed in `changed` with both dtypes. Integers above 2**53 compare after rounding to f64.
+    listed in `changed` with both dtypes. Metrics are in f64 (64-bit integers above 2**53 round;
+    with exact tolerance their mismatch count is still exact).
     """
     if threads is not None and threads < 1:
         raise ValueError(f"threads must be >= 1, got {threads}")

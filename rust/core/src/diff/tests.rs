@@ -268,6 +268,20 @@ fn integers_compare_exactly_across_widths() {
 }
 
 #[test]
+fn large_i64_values_that_round_together_still_mismatch() {
+    let big = 1i64 << 60;
+    let a: Vec<u8> = [big, 5].iter().flat_map(|x| x.to_le_bytes()).collect();
+    let b: Vec<u8> = [big + 1, 5].iter().flat_map(|x| x.to_le_bytes()).collect();
+    let shape = [2];
+    let d = one(
+        side(Dtype::I64, &shape, &a),
+        side(Dtype::I64, &shape, &b),
+        &opts(1, 96),
+    );
+    assert_eq!((d.status, d.mismatched), (PairStatus::Differ, Some(1)));
+}
+
+#[test]
 fn bad_lengths_and_cancellation_are_errors() {
     let data = [0u8; 8];
     let shape = [3u64];

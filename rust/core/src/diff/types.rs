@@ -118,7 +118,8 @@ pub struct PairDiff {
     /// when exactly one is, or when a sum overflows `f64`).
     pub cosine: Option<f64>,
     /// Places outside `|a-b| <= atol + rtol*|b|`, counting NaN-vs-non-NaN and mismatched
-    /// infinities.
+    /// infinities. For two I64 (or two U64) tensors with exact tolerance: elements whose raw
+    /// values differ, even where both round to the same `f64`.
     pub mismatched: Option<u64>,
     /// The part of `mismatched` where at least one side is NaN or infinite.
     pub nonfinite_mismatched: Option<u64>,
