@@ -7,6 +7,7 @@ for finding in ckpt.findings: ...
 
 from eagle3_inspect._native import VERSION as __version__
 from eagle3_inspect.checkpoint import Checkpoint, FileInfo, open
+from eagle3_inspect.diff import DiffReport, diff
 from eagle3_inspect.findings import Finding, Severity
 from eagle3_inspect.scan import ScanReport, scan
 from eagle3_inspect.tensorinfo import TensorInfo
@@ -14,6 +15,7 @@ from eagle3_inspect.validate import Report, validate
 
 __all__ = [
     "Checkpoint",
+    "DiffReport",
     "FileInfo",
     "Finding",
     "Report",
@@ -21,6 +23,7 @@ __all__ = [
     "Severity",
     "TensorInfo",
     "__version__",
+    "diff",
     "open",
     "scan",
     "validate",

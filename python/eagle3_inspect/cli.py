@@ -201,3 +201,59 @@ def demo(out: str | None) -> int:
 
     target = out if out is not None else tempfile.mkdtemp(prefix="eagle3-inspect-demo-")
     return run_demo(target, stdout_console())
+
+
+@main.command(name="diff")
+@click.argument("a", type=click.Path(path_type=str))
+@click.argument("b", type=click.Path(path_type=str))
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print one JSON object (eagle3-inspect/diff/1)."
+)
+@click.option("--rtol", type=click.FloatRange(min=0), help="Relative tolerance for every pair.")
+@click.option("--atol", type=click.FloatRange(min=0), help="Absolute tolerance for every pair.")
+@click.option(
+    "--structure-only", is_flag=True, help="Headers only: no numeric pass and no content hashes."
+)
+@click.option("--no-renames", is_flag=True, help="Report renamed tensors as removed + added.")
+@click.option("--filter", "pattern", metavar="GLOB", help="Only tensors whose name matches GLOB.")
+@click.option("--threads", type=click.IntRange(min=1), help="Worker threads (default: all cores).")
+@guarded
+def diff_command(
+    a: str,
+    b: str,
+    as_json: bool,
+    rtol: float | None,
+    atol: float | None,
+    structure_only: bool,
+    no_renames: bool,
+    pattern: str | None,
+    threads: int | None,
+) -> int:
+    """Compare checkpoints A and B: structure, values, metadata, config and vocab mapping.
+
+    Exit 0 when every matched tensor is equal or within tolerance and nothing was added or
+    removed (renames alone are fine unless --no-renames); 1 on any difference, including a
+    config.json or __metadata__ change; 2 when it could not run."""
+    from eagle3_inspect.diff import diff as run_diff
+    from eagle3_inspect.render.progress import progress_bar
+
+    with progress_bar("diff", enabled=not as_json) as progress:
+        report = run_diff(
+            a,
+            b,
+            rtol=rtol,
+            atol=atol,
+            structure_only=structure_only,
+            renames=not no_renames,
+            filter=pattern,
+            threads=threads,
+            progress=progress,
+        )
+    if as_json:
+        emit_json(report.to_dict())
+    else:
+        from eagle3_inspect.render.common import stdout_console
+        from eagle3_inspect.render.diff import render_diff
+
+        render_diff(report, stdout_console())
+    return EXIT_CLEAN if report.ok else EXIT_FINDINGS

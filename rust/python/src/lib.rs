@@ -5,6 +5,7 @@
 mod buffer;
 mod checkpoint;
 mod convert;
+mod diff;
 mod errors;
 mod progress;
 mod stats;
@@ -24,6 +25,8 @@ mod _native {
     use crate::buffer::TensorBuffer;
     #[pymodule_export]
     use crate::checkpoint::NativeCheckpoint;
+    #[pymodule_export]
+    use crate::diff::{content_hashes, diff_pairs};
     #[pymodule_export]
     use crate::stats::tensor_stats;
     #[pymodule_export]

@@ -59,20 +59,24 @@ pub fn vocab_mapping(
 }
 
 /// Both analyses and their mapping comparison, as JSON text `{"a", "b", "comparison"}`.
-/// `vocab_a`/`vocab_b` are `(draft_vocab, target_vocab)` for each side.
+/// `vocab_a`/`vocab_b` are `(draft_vocab, target_vocab)` and `names_a`/`names_b` the `(d2t, t2d)`
+/// tensor names of each side.
 #[pyfunction]
-#[pyo3(signature = (a, b, *, vocab_a=(None, None), vocab_b=(None, None)))]
+#[pyo3(signature = (a, b, *, vocab_a=(None, None), vocab_b=(None, None), names_a=("d2t".to_owned(), "t2d".to_owned()), names_b=("d2t".to_owned(), "t2d".to_owned())))]
+#[allow(clippy::too_many_arguments)]
 pub fn compare_vocab(
     py: Python<'_>,
     a: &NativeCheckpoint,
     b: &NativeCheckpoint,
     vocab_a: (Option<u64>, Option<u64>),
     vocab_b: (Option<u64>, Option<u64>),
+    names_a: (String, String),
+    names_b: (String, String),
 ) -> PyResult<String> {
     let (ca, cb) = (&*a.inner, &*b.inner);
     Ok(py.detach(|| {
-        let left = analyze(ca, vocab_a.0, vocab_a.1, "d2t", "t2d");
-        let right = analyze(cb, vocab_b.0, vocab_b.1, "d2t", "t2d");
+        let left = analyze(ca, vocab_a.0, vocab_a.1, &names_a.0, &names_a.1);
+        let right = analyze(cb, vocab_b.0, vocab_b.1, &names_b.0, &names_b.1);
         let comparison = compare_mappings(&left, &right);
         to_json(&serde_json::json!({"a": left, "b": right, "comparison": comparison}))
     })?)
