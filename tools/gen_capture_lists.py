@@ -10,7 +10,7 @@ class implements capture:
 
 This tool reads downloaded engine wheels (``pip download --no-deps -d DIR sglang==X``), parses the
 model sources with ``ast`` (nothing is imported or executed), follows inheritance inside the
-package, and writes one TOML file per engine to ``python/eagle3_inspect/profiles/capture/``.
+package, and writes one TOML file per engine, ``python/eagle3_inspect/profiles/<engine>.capture.toml``.
 For SGLang it also classifies how each target's ``set_eagle3_layers_to_capture`` turns config ids
 into capture indices (always ``+1`` = "output-of", ``+1`` only when the first id is 1 =
 "output-of-if-first-is-1", verbatim = "input-of").
@@ -27,7 +27,7 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-DEFAULT_OUT = Path(__file__).resolve().parents[1] / "python/eagle3_inspect/profiles/capture"
+DEFAULT_OUT = Path(__file__).resolve().parents[1] / "python/eagle3_inspect/profiles"
 SGLANG_MODELS = "sglang/srt/models/"
 VLLM_MODELS = "vllm/model_executor/models/"
 CAPTURE_METHOD = "set_eagle3_layers_to_capture"
@@ -289,8 +289,9 @@ def main(argv: list[str] | None = None) -> int:
         if not wheels:
             continue
         text = generate(engine, wheels)
-        (args.out / f"{engine}.toml").write_text(text)
-        print(f"wrote {args.out / (engine + '.toml')} ({len(wheels)} wheels)")
+        target = args.out / f"{engine}.capture.toml"
+        target.write_text(text)
+        print(f"wrote {target} ({len(wheels)} wheels)")
     return 0
 
 
