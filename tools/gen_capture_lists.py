@@ -10,7 +10,8 @@ class implements capture:
 
 This tool reads downloaded engine wheels (``pip download --no-deps -d DIR sglang==X``), parses the
 model sources with ``ast`` (nothing is imported or executed), follows inheritance inside the
-package, and writes one TOML file per engine, ``python/eagle3_inspect/profiles/<engine>.capture.toml``.
+package, and writes one TOML file per engine:
+``python/eagle3_inspect/profiles/<engine>.capture.toml``.
 For SGLang it also classifies how each target's ``set_eagle3_layers_to_capture`` turns config ids
 into capture indices (always ``+1`` = "output-of", ``+1`` only when the first id is 1 =
 "output-of-if-first-is-1", verbatim = "input-of").
@@ -159,7 +160,9 @@ def sglang_registered(pkg: Package) -> dict[str, ClassInfo]:
                 and any(isinstance(t, ast.Name) and t.id == "EntryClass" for t in node.targets)
             ):
                 continue
-            values = node.value.elts if isinstance(node.value, (ast.List, ast.Tuple)) else [node.value]
+            values = (
+                node.value.elts if isinstance(node.value, (ast.List, ast.Tuple)) else [node.value]
+            )
             for value in values:
                 name = _base_name(value)
                 info = pkg.resolve(module, name)
@@ -175,7 +178,7 @@ def vllm_registered(pkg: Package) -> dict[str, ClassInfo]:
     for node in ast.walk(tree):
         if not isinstance(node, ast.Dict):
             continue
-        for key, value in zip(node.keys, node.values):
+        for key, value in zip(node.keys, node.values, strict=True):
             if not (
                 isinstance(key, ast.Constant)
                 and isinstance(key.value, str)

@@ -1,7 +1,7 @@
 """EN rules: what a given engine version would silently (or loudly) do with an EAGLE-3 drafter.
 
-Every EN finding names the engine and version (`engine="sglang@0.5.11"`); the behaviour comes from
-the profile data files in `eagle3_inspect/profiles/`, each citing the engine source it was read from.
+Every EN finding names the engine and version (`engine="sglang@0.5.11"`); the behaviour comes
+from the profile data files in `eagle3_inspect/profiles/`, each citing the engine source read.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ RULES: tuple[RuleDoc, ...] = (
             "norm_before_fc is set and ignores unexpected `.bias` tensors."
         ),
         example="sglang@0.5.11 silently drops tensor layers.0.self_attn.q_proj.weight",
-        hint="rename the tensor (e.g. layers.0. -> midlayer.) or use an engine version that maps it",
+        hint="rename the tensor (layers.0. -> midlayer.) or use an engine version that maps it",
     ),
     RuleDoc(
         code="EN002",
@@ -35,7 +35,7 @@ RULES: tuple[RuleDoc, ...] = (
             "unloaded parameters). Examples: lm_head with draft_vocab_size set in SGLang "
             "(PR #27908, accept rate 0.00); d2t missing with a reduced vocabulary (identity map)."
         ),
-        example="sglang@0.5.11 leaves parameter midlayer.self_attn.q_proj.weight at its initial value",
+        example="sglang@0.5.11 leaves parameter midlayer.self_attn.q_proj.weight at its init value",
         hint="ship the tensor under a name the engine maps",
     ),
     RuleDoc(
@@ -62,21 +62,22 @@ RULES: tuple[RuleDoc, ...] = (
             "EAGLE-3 draft class. SGLang serves LlamaForCausalLMEagle3 from llama_eagle3.py; a "
             "plain LlamaForCausalLM loads a Llama without hot_token_id."
         ),
-        example="sglang@0.5.23 does not serve architecture ['Eagle3Speculator'] as an EAGLE-3 drafter",
+        example="sglang@0.5.23 does not serve architecture ['Eagle3Speculator'] as EAGLE-3",
         hint="set architectures to a class the engine serves",
     ),
     RuleDoc(
         code="EN005",
         severity=Severity.ERROR,
-        summary="Aux layer ids address layers the target does not have (under this engine's convention)",
+        summary="Aux layer ids, under this engine's convention, address layers the target lacks",
         explanation=(
             "Output-of engines add 1 to each id (SGLang LlamaForCausalLM.set_eagle3_layers_to_"
-            "capture: `[val + 1 for val in layer_ids]`); input-of engines use them verbatim (vLLM). "
+            "capture: `[val + 1 for val in layer_ids]`); input-of engines use them verbatim "
+            "(vLLM). "
             "SGLang captures inside its layer loop, so the shifted index must be <= N-1; vLLM also "
             "records the state after the last layer (<= N). Ids outside that range are never "
             "captured."
         ),
-        example="sglang@0.5.23 turns [1, 31, 61] (output-of) into [2, 32, 62]; [62] fall outside 0..61",
+        example="sglang@0.5.23 turns [1, 31, 61] (output-of) into [2, 32, 62]; [62] is past 0..61",
         hint="convert the ids to the engine's convention",
     ),
     RuleDoc(
@@ -85,7 +86,8 @@ RULES: tuple[RuleDoc, ...] = (
         summary="The engine cannot capture aux hidden states from this target architecture",
         explanation=(
             "Only target classes that implement capture feed the drafter the K concatenated aux "
-            "states (SGLang: the class defines set_eagle3_layers_to_capture; vLLM: SupportsEagle3). "
+            "states (SGLang: the class defines set_eagle3_layers_to_capture; vLLM: "
+            "SupportsEagle3). "
             "Otherwise the drafter gets one H-wide state, SGLang's "
             "`hidden_states.shape[-1] != embeds.shape[-1]` test is false, fc is skipped and "
             "acceptance collapses, or the runner fails at startup (SGLang 0.5.9 calls the method "
@@ -93,7 +95,7 @@ RULES: tuple[RuleDoc, ...] = (
             "tools/gen_capture_lists.py: KimiK25ForConditionalGeneration exists in SGLang 0.5.9 "
             "without capture and captures from 0.5.10."
         ),
-        example="sglang@0.5.9 cannot capture aux hidden states from target KimiK25ForConditionalGeneration",
+        example="sglang@0.5.9 cannot capture aux states from KimiK25ForConditionalGeneration",
         hint="use an engine version whose capture list includes the target",
     ),
     RuleDoc(
@@ -156,7 +158,7 @@ RULES: tuple[RuleDoc, ...] = (
             "[2, N//2, N-3]). Read by an engine of the other camp, every aux state is one layer "
             "off (vLLM PR #43671, SGLang PR #25454)."
         ),
-        example="[1, 15, 28] starts like the output-of convention, but vllm@0.33.0 treats ids as input-of",
+        example="[1, 15, 28] looks output-of; vllm@0.33.0 treats ids as input-of",
         hint="convert ids by +/-1 to the engine's convention",
     ),
     RuleDoc(

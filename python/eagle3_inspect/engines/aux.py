@@ -16,7 +16,7 @@ from typing import Any
 from eagle3_inspect.engines.conditions import first_present
 from eagle3_inspect.engines.emit import finding
 from eagle3_inspect.engines.profile import EngineProfile
-from eagle3_inspect.findings import Finding, Severity
+from eagle3_inspect.findings import Finding
 
 KNOWN_LOCATIONS = (
     "eagle_aux_hidden_state_layer_ids",
@@ -45,9 +45,9 @@ def _ids(value: Any) -> list[int] | None:
     return None
 
 
-def _location_findings(profile: EngineProfile, config: Mapping[str, Any]) -> tuple[
-    list[Finding], tuple[str, list[int]] | None
-]:
+def _location_findings(
+    profile: EngineProfile, config: Mapping[str, Any]
+) -> tuple[list[Finding], tuple[str, list[int]] | None]:
     findings: list[Finding] = []
     read = first_present(config, profile.aux_layer_ids)
     read = (read[0], _ids(read[1])) if read and _ids(read[1]) else None
@@ -57,40 +57,61 @@ def _location_findings(profile: EngineProfile, config: Mapping[str, Any]) -> tup
     for location in KNOWN_LOCATIONS:
         value = first_present(config, [location])
         if value is not None and location not in every_reader:
-            findings.append(finding(
-                profile, "EN003", Severity.WARNING,
-                f"{profile.label} ignores {location}={value[1]!r}; it reads aux layer ids only "
-                f"from {', '.join(profile.aux_layer_ids) or 'nowhere in the draft config'}",
-                config_key=location))
+            findings.append(
+                finding(
+                    profile,
+                    "EN003",
+                    f"{profile.label} ignores {location}={value[1]!r}; it reads aux layer ids only "
+                    f"from {', '.join(profile.aux_layer_ids) or 'nowhere in the draft config'}",
+                    config_key=location,
+                )
+            )
     for runner, runner_read in profile.aux_layer_runners:
         got = first_present(config, runner_read)
         if read is not None and (got is None or got[0] != read[0]):
             used = got[0] if got else f"the default ({profile.aux_default})"
-            findings.append(finding(
-                profile, "EN003", Severity.WARNING,
-                f"{profile.label} on the {runner} does not read {read[0]}; it uses {used}",
-                config_key=read[0]))
+            findings.append(
+                finding(
+                    profile,
+                    "EN003",
+                    f"{profile.label} on the {runner} does not read {read[0]}; it uses {used}",
+                    config_key=read[0],
+                )
+            )
     if read is None:
-        findings.append(finding(
-            profile, "EN010", Severity.WARNING,
-            f"{profile.label} finds no aux layer ids it reads and falls back to "
-            f"{profile.aux_default or 'its default layers'} (vLLM PR #50170: acceptance 1.2%)",
-            config_key=profile.aux_layer_ids[0] if profile.aux_layer_ids else None))
+        findings.append(
+            finding(
+                profile,
+                "EN010",
+                f"{profile.label} finds no aux layer ids it reads and falls back to "
+                f"{profile.aux_default or 'its default layers'} (vLLM PR #50170: acceptance 1.2%)",
+                config_key=profile.aux_layer_ids[0] if profile.aux_layer_ids else None,
+            )
+        )
     return findings, read
 
 
-def _convention_hint(profile: EngineProfile, key: str, ids: list[int], convention: str) -> list[Finding]:
+def _convention_hint(
+    profile: EngineProfile, key: str, ids: list[int], convention: str
+) -> list[Finding]:
     if convention == "input-of" and ids[0] == 1:
-        camp, effect = "output-of (SpecForge / Model-Optimizer: [1, N//2-1, N-4])", "one layer early"
+        camp, effect = (
+            "output-of (SpecForge / Model-Optimizer: [1, N//2-1, N-4])",
+            "one layer early",
+        )
     elif convention == "output-of" and ids[0] == 2:
         camp, effect = "input-of (vLLM / speculators: [2, N//2, N-3])", "one layer late"
     else:
         return []
-    return [finding(
-        profile, "EN011", Severity.WARNING,
-        f"{key}={ids} starts like the {camp} convention, but {profile.label} treats ids as "
-        f"{convention}: if the drafter was trained the other way every aux state is {effect}",
-        config_key=key)]
+    return [
+        finding(
+            profile,
+            "EN011",
+            f"{key}={ids} starts like the {camp} convention, but {profile.label} treats ids as "
+            f"{convention}: if the drafter was trained the other way every aux state is {effect}",
+            config_key=key,
+        )
+    ]
 
 
 def check_aux_layer_ids(
@@ -102,9 +123,14 @@ def check_aux_layer_ids(
     """EN003/EN010 (location), EN011 (convention look-alike), EN005 (range against the target)."""
     config = config or {}
     if profile.aux_layer_ids_status == "unconfirmed":
-        return [finding(profile, "EN012", Severity.INFO,
-                        f"{profile.label}: where this engine reads aux layer ids is UNCONFIRMED "
-                        f"(default {profile.aux_default})")]
+        return [
+            finding(
+                profile,
+                "EN012",
+                f"{profile.label}: where this engine reads aux layer ids is UNCONFIRMED "
+                f"(default {profile.aux_default})",
+            )
+        ]
     findings, read = _location_findings(profile, config)
     if read is None:
         return findings
@@ -117,10 +143,14 @@ def check_aux_layer_ids(
     top = target_num_layers if profile.aux_capture_max == "N" else target_num_layers - 1
     bad = [i for i in indices if i < 0 or i > top]
     if bad:
-        findings.append(finding(
-            profile, "EN005", Severity.ERROR,
-            f"{profile.label} turns {key}={ids} ({convention}) into capture indices {indices}; "
-            f"{bad} fall outside 0..{top} for a {target_num_layers}-layer target, so those aux "
-            "states are never captured",
-            config_key=key))
+        findings.append(
+            finding(
+                profile,
+                "EN005",
+                f"{profile.label} turns {key}={ids} ({convention}) into capture indices {indices}; "
+                f"{bad} fall outside 0..{top} for a {target_num_layers}-layer target, so those aux "
+                "states are never captured",
+                config_key=key,
+            )
+        )
     return findings

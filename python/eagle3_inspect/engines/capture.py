@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from eagle3_inspect.engines.emit import finding
 from eagle3_inspect.engines.profile import EngineProfile
 from eagle3_inspect.engines.versions import parse_version
-from eagle3_inspect.findings import Finding, Severity
+from eagle3_inspect.findings import Finding
 
 
 def first_capturing_version(profile: EngineProfile, architecture: str) -> str | None:
@@ -23,9 +23,14 @@ def check_target_capture(
 ) -> list[Finding]:
     """Error when none of the target's architectures implements aux capture in this version."""
     if profile.capture is None:
-        return [finding(profile, "EN012", Severity.INFO,
-                        f"{profile.label}: no generated aux-capture list covers this version, so "
-                        "whether the target can feed the drafter was not checked")]
+        return [
+            finding(
+                profile,
+                "EN012",
+                f"{profile.label}: no generated aux-capture list covers this version, so "
+                "whether the target can feed the drafter was not checked",
+            )
+        ]
     if not target_architectures or any(
         arch in profile.capture.target_architectures for arch in target_architectures
     ):
@@ -35,12 +40,17 @@ def check_target_capture(
     upgrade = ""
     if since is not None and parse_version(since) > parse_version(profile.capture.version):
         upgrade = f"; {profile.engine} {since} is the first scanned version that captures it"
-    return [finding(
-        profile, "EN006", Severity.ERROR,
-        f"{profile.label} cannot capture aux hidden states from target {arch} (its class does not "
-        f"implement capture in {profile.capture.version}): the drafter would get one H-wide state "
-        f"instead of the K concatenated ones, fc is skipped and acceptance collapses, or the "
-        f"engine fails at startup{upgrade}",
-        config_key="architectures",
-        hint=f"serve this target with an engine version that lists it{upgrade}" if upgrade else None,
-    )]
+    return [
+        finding(
+            profile,
+            "EN006",
+            f"{profile.label} cannot capture aux hidden states from target {arch} (its class "
+            f"does not implement capture in {profile.capture.version}): the drafter would get "
+            "one H-wide state instead of the K concatenated ones, fc is skipped and acceptance "
+            f"collapses, or the engine fails at startup{upgrade}",
+            config_key="architectures",
+            hint=f"serve this target with an engine version that lists it{upgrade}"
+            if upgrade
+            else None,
+        )
+    ]

@@ -47,7 +47,9 @@ def check_all(
         archs = target_config.get("architectures")
         target_archs = [a for a in archs if isinstance(a, str)] if isinstance(archs, list) else []
         text = target_config.get("text_config")
-        source = text if isinstance(text, Mapping) and "num_hidden_layers" in text else target_config
+        source = (
+            text if isinstance(text, Mapping) and "num_hidden_layers" in text else target_config
+        )
         value = source.get("num_hidden_layers")
         layers = value if isinstance(value, int) else None
     findings += check_aux_layer_ids(

@@ -55,13 +55,14 @@ def draft_num_layers(config: Mapping[str, Any] | None) -> int:
 
 def aux_ids_anywhere(config: Mapping[str, Any] | None) -> list[Any] | None:
     found = first_present(
-        config, ["eagle_config.eagle_aux_hidden_state_layer_ids", "eagle_aux_hidden_state_layer_ids"]
+        config,
+        ["eagle_config.eagle_aux_hidden_state_layer_ids", "eagle_aux_hidden_state_layer_ids"],
     )
     return list(found[1]) if found and isinstance(found[1], (list, tuple)) and found[1] else None
 
 
 def num_aux(config: Mapping[str, Any] | None) -> int:
-    """How many aux states the drafter concatenates (ids list, else `num_aux_hidden_states`, else 3)."""
+    """How many aux states the drafter concatenates (ids, else `num_aux_hidden_states`, else 3)."""
     ids = aux_ids_anywhere(config)
     if ids:
         return len(ids)

@@ -1,4 +1,4 @@
-"""Config-level EN checks: served architecture, configs the engine refuses, ignored fields, norm flags."""
+"""Config-level EN checks: served architecture, refused configs, ignored fields, norm flags."""
 
 from __future__ import annotations
 
@@ -9,10 +9,14 @@ from typing import Any
 from eagle3_inspect.engines.conditions import first_present, holds, shape_fact
 from eagle3_inspect.engines.emit import finding
 from eagle3_inspect.engines.profile import EngineProfile, NormFlag
-from eagle3_inspect.findings import Finding, Severity
+from eagle3_inspect.findings import Finding
 
-CANONICAL_NORM = {"norm_before_residual": False, "norm_before_fc": False, "fc_norm": False,
-                  "norm_output": False}
+CANONICAL_NORM = {
+    "norm_before_residual": False,
+    "norm_before_fc": False,
+    "fc_norm": False,
+    "norm_output": False,
+}
 _FC_NORM_TENSOR = re.compile(r"(^|\.)(fc_norm\.\d+|aux_norm_(low|mid|high))\.weight$")
 
 
@@ -38,16 +42,20 @@ def check_architecture(profile: EngineProfile, config: Mapping[str, Any]) -> lis
     if not profile.draft_architectures or arch in profile.draft_architectures:
         return []
     served = ", ".join(sorted(profile.draft_architectures))
-    return [finding(
-        profile, "EN004", Severity.ERROR,
-        f"{profile.label} does not serve architecture {declared!r} as an EAGLE-3 drafter "
-        f"(looked up as {arch!r}; served: {served})",
-        config_key="architectures")]
+    return [
+        finding(
+            profile,
+            "EN004",
+            f"{profile.label} does not serve architecture {declared!r} as an EAGLE-3 drafter "
+            f"(looked up as {arch!r}; served: {served})",
+            config_key="architectures",
+        )
+    ]
 
 
 def check_rejects(profile: EngineProfile, config: Mapping[str, Any]) -> list[Finding]:
     return [
-        finding(profile, "EN008", Severity.ERROR, f"{profile.label} refuses this config: {r.reason}")
+        finding(profile, "EN008", f"{profile.label} refuses this config: {r.reason}")
         for r in profile.rejects
         if holds(config, r.when)
     ]
@@ -55,9 +63,12 @@ def check_rejects(profile: EngineProfile, config: Mapping[str, Any]) -> list[Fin
 
 def check_ignored(profile: EngineProfile, config: Mapping[str, Any]) -> list[Finding]:
     return [
-        finding(profile, "EN003", Severity.WARNING,
-                f"{profile.label} ignores config field {rule.pattern}: {rule.reason}",
-                config_key=rule.pattern)
+        finding(
+            profile,
+            "EN003",
+            f"{profile.label} ignores config field {rule.pattern}: {rule.reason}",
+            config_key=rule.pattern,
+        )
         for rule in profile.ignored
         if holds(config, rule.when) and first_present(config, [rule.pattern]) is not None
     ]
@@ -97,12 +108,16 @@ def check_norm_flags(
         value, how = _effective(rule, config)
         intent = _intent(rule.name, config, names)
         if intent is not None and intent[0] != value:
-            message = (f"{profile.label} runs with {rule.name}={value} ({how}) but the checkpoint "
-                       f"says {rule.name}={intent[0]} ({intent[1]})")
+            message = (
+                f"{profile.label} runs with {rule.name}={value} ({how}) but the checkpoint "
+                f"says {rule.name}={intent[0]} ({intent[1]})"
+            )
         elif intent is None and value != CANONICAL_NORM.get(rule.name, False):
-            message = (f"{profile.label} assumes {rule.name}={value} when the config does not set "
-                       f"it ({how}); EAGLE-3 trainers differ on this flag")
+            message = (
+                f"{profile.label} assumes {rule.name}={value} when the config does not set "
+                f"it ({how}); EAGLE-3 trainers differ on this flag"
+            )
         else:
             continue
-        findings.append(finding(profile, "EN007", Severity.WARNING, message, config_key=rule.name))
+        findings.append(finding(profile, "EN007", message, config_key=rule.name))
     return findings

@@ -1,4 +1,4 @@
-"""Tensor-name evaluation: which checkpoint tensors an engine drops and which parameters stay random.
+"""Tensor-name evaluation: which checkpoint tensors an engine drops, which parameters stay random.
 
 Mirrors each engine's `load_weights`: renames first, then skipped names, then names that land on a
 parameter (maybe replaced by the target's later), then conditional drops, then the engine's policy
@@ -14,7 +14,7 @@ from typing import Any
 from eagle3_inspect.engines.conditions import draft_num_layers, holds, num_aux
 from eagle3_inspect.engines.emit import finding
 from eagle3_inspect.engines.profile import EngineProfile, Required, Rule
-from eagle3_inspect.findings import Finding, Severity
+from eagle3_inspect.findings import Finding
 
 
 def engine_name(profile: EngineProfile, config: Mapping[str, Any] | None, name: str) -> str:
@@ -52,16 +52,25 @@ def _shown(original: str, renamed: str) -> str:
 def _unmapped(profile: EngineProfile, original: str, renamed: str) -> Finding:
     shown = _shown(original, renamed)
     if profile.unknown == "error":
-        return finding(profile, "EN008", Severity.ERROR,
-                       f"{profile.label} refuses to load: no parameter for tensor {shown}",
-                       tensor=original)
+        return finding(
+            profile,
+            "EN008",
+            f"{profile.label} refuses to load: no parameter for tensor {shown}",
+            tensor=original,
+        )
     if profile.unknown == "warn":
-        return finding(profile, "EN013", Severity.WARNING,
-                       f"{profile.label} ignores unexpected tensor {shown} (logged only)",
-                       tensor=original)
-    return finding(profile, "EN001", Severity.ERROR,
-                   f"{profile.label} silently drops tensor {shown}: no parameter has that name",
-                   tensor=original)
+        return finding(
+            profile,
+            "EN013",
+            f"{profile.label} ignores unexpected tensor {shown} (logged only)",
+            tensor=original,
+        )
+    return finding(
+        profile,
+        "EN001",
+        f"{profile.label} silently drops tensor {shown}: no parameter has that name",
+        tensor=original,
+    )
 
 
 def _expand(entry: Required, layers: int, aux: int) -> list[str]:
@@ -79,14 +88,22 @@ def _expand(entry: Required, layers: int, aux: int) -> list[str]:
 def _missing(profile: EngineProfile, entry: Required, name: str) -> Finding:
     why = f": {entry.reason}" if entry.reason else ""
     if profile.missing == "error" and entry.severity == "error":
-        return finding(profile, "EN008", Severity.ERROR,
-                       f"{profile.label} fails to load: parameter {name} has no tensor{why}",
-                       tensor=name)
+        return finding(
+            profile,
+            "EN008",
+            f"{profile.label} fails to load: parameter {name} has no tensor{why}",
+            tensor=name,
+        )
     if entry.severity == "warning":
-        return finding(profile, "EN014", Severity.WARNING,
-                       f"{profile.label} may leave {name} uninitialised{why}", tensor=name)
-    return finding(profile, "EN002", Severity.ERROR,
-                   f"{profile.label} leaves parameter {name} at its initial value{why}", tensor=name)
+        return finding(
+            profile, "EN014", f"{profile.label} may leave {name} uninitialised{why}", tensor=name
+        )
+    return finding(
+        profile,
+        "EN002",
+        f"{profile.label} leaves parameter {name} at its initial value{why}",
+        tensor=name,
+    )
 
 
 def check_names(
@@ -105,17 +122,25 @@ def check_names(
             landed.add(_canonical(profile, renamed))
             override = _first(profile.overridden, config, renamed)
             if override is not None:
-                findings.append(finding(
-                    profile, "EN009", Severity.WARNING,
-                    f"{profile.label} replaces tensor {original} at runtime: {override.reason}",
-                    tensor=original))
+                findings.append(
+                    finding(
+                        profile,
+                        "EN009",
+                        f"{profile.label} replaces tensor {original} at runtime: {override.reason}",
+                        tensor=original,
+                    )
+                )
             continue
         drop = _first(profile.dropped_when, config, renamed)
         if drop is not None:
-            findings.append(finding(
-                profile, "EN001", Severity.ERROR,
-                f"{profile.label} drops tensor {_shown(original, renamed)}: {drop.reason}",
-                tensor=original))
+            findings.append(
+                finding(
+                    profile,
+                    "EN001",
+                    f"{profile.label} drops tensor {_shown(original, renamed)}: {drop.reason}",
+                    tensor=original,
+                )
+            )
             continue
         findings.append(_unmapped(profile, original, renamed))
     for entry in profile.required:

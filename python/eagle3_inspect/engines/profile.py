@@ -112,16 +112,40 @@ class EngineProfile:
 
 
 _TOP = {
-    "engine", "min_version", "max_version", "checked_versions", "source", "draft_architectures",
-    "architecture_prefix", "speculators_architectures", "unconfirmed", "names", "config",
+    "engine",
+    "min_version",
+    "max_version",
+    "checked_versions",
+    "source",
+    "draft_architectures",
+    "architecture_prefix",
+    "speculators_architectures",
+    "unconfirmed",
+    "names",
+    "config",
 }
 _NAMES = {
-    "unknown", "missing", "strip_for_required", "renames", "skipped", "params", "dropped_when",
-    "overridden", "required",
+    "unknown",
+    "missing",
+    "strip_for_required",
+    "renames",
+    "skipped",
+    "params",
+    "dropped_when",
+    "overridden",
+    "required",
 }
 _CONFIG = {
-    "aux_layer_ids", "aux_layer_ids_status", "aux_layer_runners", "aux_layer_convention",
-    "aux_capture_max", "aux_default", "reads", "ignored", "rejects", "norm_flags",
+    "aux_layer_ids",
+    "aux_layer_ids_status",
+    "aux_layer_runners",
+    "aux_layer_convention",
+    "aux_capture_max",
+    "aux_default",
+    "reads",
+    "ignored",
+    "rejects",
+    "norm_flags",
 }
 
 
@@ -191,8 +215,14 @@ def _required(items: Any, where: str) -> tuple[Required, ...]:
         severity = item.get("severity", "error")
         if severity not in ("error", "warning"):
             raise ProfileError(f"{at}: severity must be error or warning")
-        out.append(Required(_strs(item["names"], at), _when(item.get("when"), at),
-                            str(item.get("reason", "")), severity))
+        out.append(
+            Required(
+                _strs(item["names"], at),
+                _when(item.get("when"), at),
+                str(item.get("reason", "")),
+                severity,
+            )
+        )
     return tuple(out)
 
 
@@ -203,8 +233,14 @@ def _norm_flags(items: Any, where: str) -> tuple[NormFlag, ...]:
         _check_keys(item, {"name", "read", "default", "when"}, at)
         if not isinstance(item.get("default"), bool):
             raise ProfileError(f"{at}: default must be a boolean")
-        out.append(NormFlag(str(item["name"]), _strs(item.get("read", []), at), item["default"],
-                            _when(item.get("when"), at)))
+        out.append(
+            NormFlag(
+                str(item["name"]),
+                _strs(item.get("read", []), at),
+                item["default"],
+                _when(item.get("when"), at),
+            )
+        )
     return tuple(out)
 
 

@@ -1,14 +1,15 @@
 """Loading the shipped profile files and resolving `--engine NAME[@VERSION]` specs to profiles.
 
-Profiles live in `eagle3_inspect/profiles/<engine>-<range>.toml`; generated aux-capture lists live
-beside them in `eagle3_inspect/profiles/<engine>.capture.toml`. Adding an engine version is a data change:
-drop in a new file (and re-run `tools/gen_capture_lists.py`), no code edits.
+Profiles live in `eagle3_inspect/profiles/<engine>-<range>.toml`; generated aux-capture lists
+live beside them in `eagle3_inspect/profiles/<engine>.capture.toml`. Adding an engine version is
+a data change: drop in a new file (and re-run `tools/gen_capture_lists.py`), no code edits.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 import sys
 from importlib import resources
 from typing import Any
@@ -66,14 +67,16 @@ def load_profiles() -> tuple[EngineProfile, ...]:
     profiles = []
     for name in _profile_files():
         profile = parse_profile(_read_toml(name), name)
-        profiles.append(dataclasses.replace(profile, capture_history=_capture_table(profile.engine)))
+        profiles.append(
+            dataclasses.replace(profile, capture_history=_capture_table(profile.engine))
+        )
     profiles.sort(key=lambda p: (p.engine, p.min_version))
     _check_no_overlap(profiles)
     return tuple(profiles)
 
 
 def _check_no_overlap(profiles: list[EngineProfile]) -> None:
-    for before, after in zip(profiles, profiles[1:]):
+    for before, after in itertools.pairwise(profiles):
         if before.engine == after.engine and (
             before.max_version is None or before.max_version > after.min_version
         ):
