@@ -101,6 +101,7 @@ def _parse_module(pkg: Package, module: str, source: str, package_prefix: str) -
     except SyntaxError:
         return
     pkg.sources[module] = source
+    lines = source.splitlines()
     imports: dict[str, tuple[str, str]] = {}
     dotted_prefix = package_prefix.rstrip("/").replace("/", ".") + "."
     for node in ast.walk(tree):
@@ -119,7 +120,8 @@ def _parse_module(pkg: Package, module: str, source: str, package_prefix: str) -
             info = ClassInfo(module, node.name, [_base_name(b) for b in node.bases])
             for item in node.body:
                 if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    info.methods[item.name] = ast.get_source_segment(source, item) or ""
+                    # Line slicing: ast.get_source_segment re-splits the file per call.
+                    info.methods[item.name] = "\n".join(lines[item.lineno - 1 : item.end_lineno])
                     for sub in ast.walk(item):
                         if (
                             isinstance(sub, ast.Assign)
