@@ -4,8 +4,8 @@ crafted checkpoint and stays quiet on a correct one. Pure Python: no native call
 from __future__ import annotations
 
 import copy
+import itertools
 import sys
-import tomllib
 import zipfile
 from importlib import resources
 from pathlib import Path
@@ -24,6 +24,7 @@ from eagle3_inspect.engines import (
 )
 from eagle3_inspect.engines.conditions import holds, validate_term
 from eagle3_inspect.engines.profile import parse_profile
+from eagle3_inspect.engines.registry import tomllib  # stdlib, or tomli on Python 3.10
 from eagle3_inspect.engines.versions import parse_version
 from eagle3_inspect.findings import Severity
 from eagle3_inspect.tensorinfo import TensorInfo
@@ -135,7 +136,7 @@ def test_profile_ranges_do_not_overlap_and_last_is_open_ended():
     for profile in load_profiles():
         by_engine.setdefault(profile.engine, []).append(profile)
     for profiles in by_engine.values():
-        for before, after in zip(profiles, profiles[1:], strict=False):
+        for before, after in itertools.pairwise(profiles):
             assert before.max_version == after.min_version
         assert profiles[-1].max_version is None
 
