@@ -434,6 +434,16 @@ def test_en013_and_en014_speculators_logs_and_partial_init():
     assert [(f.code, f.tensor) for f in vllm] == [("EN014", "lm_head.weight")]
 
 
+def test_vllm_rejects_d2t_for_a_full_vocabulary_draft():
+    full = vllm_config(draft_vocab_size=128256)  # Vd == Vt: no draft_id_to_target_id parameter
+    found = check_engine(one("vllm@0.33.0"), layers_ckpt(), full)
+    assert [(f.code, f.tensor) for f in found] == [("EN008", "d2t")]
+    sglang = check_engine(
+        one("sglang@0.5.23"), midlayer_ckpt(), sglang_config(draft_vocab_size=128256)
+    )
+    assert sglang == []  # SGLang turns any d2t into hot_token_id
+
+
 def test_tie_word_embeddings_drops_the_trained_head_in_sglang():
     tied = sglang_config(tie_word_embeddings=True)
     found = check_engine(one("sglang@0.5.23"), midlayer_ckpt(), tied)
