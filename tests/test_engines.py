@@ -444,6 +444,19 @@ def test_vllm_rejects_d2t_for_a_full_vocabulary_draft():
     assert sglang == []  # SGLang turns any d2t into hot_token_id
 
 
+def test_qwen3_drafts_keep_q_k_norms_only_where_a_qwen3_class_exists():
+    norms = [f"layers.0.self_attn.{n}_norm.weight" for n in "qk"]
+    qwen3 = speculators_config()
+    qwen3["transformer_layer_config"]["model_type"] = "qwen3"
+    assert check_engine(one("vllm@0.33.0"), layers_ckpt(*norms), qwen3) == []
+    missing = check_engine(one("vllm@0.33.0"), layers_ckpt(), qwen3)
+    assert {(f.code, f.tensor) for f in missing} == {("EN002", n) for n in norms}
+    old = check_engine(one("vllm@0.20.0"), layers_ckpt(*norms), qwen3)
+    assert {f.tensor for f in old if f.code == "EN008"} == set(norms)  # KeyError before #43132
+    spec = check_engine(one("speculators"), layers_ckpt(), qwen3)
+    assert {(f.code, f.tensor) for f in spec} == {("EN002", n) for n in norms}
+
+
 def test_tie_word_embeddings_drops_the_trained_head_in_sglang():
     tied = sglang_config(tie_word_embeddings=True)
     found = check_engine(one("sglang@0.5.23"), midlayer_ckpt(), tied)
