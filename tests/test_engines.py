@@ -23,8 +23,8 @@ from eagle3_inspect.engines import (
     resolve_engines,
 )
 from eagle3_inspect.engines.conditions import holds, validate_term
-from eagle3_inspect.engines.profile import parse_profile
 from eagle3_inspect.engines.registry import tomllib  # stdlib, or tomli on Python 3.10
+from eagle3_inspect.engines.schema import parse_profile
 from eagle3_inspect.engines.versions import parse_version
 from eagle3_inspect.findings import Severity
 from eagle3_inspect.tensorinfo import TensorInfo

@@ -14,7 +14,8 @@ import sys
 from importlib import resources
 from typing import Any
 
-from eagle3_inspect.engines.profile import CaptureEntry, EngineProfile, ProfileError, parse_profile
+from eagle3_inspect.engines.profile import CaptureEntry, EngineProfile, ProfileError
+from eagle3_inspect.engines.schema import parse_profile
 from eagle3_inspect.engines.versions import Version, in_range, parse_version, try_parse_version
 
 if sys.version_info >= (3, 11):
