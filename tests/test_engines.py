@@ -159,6 +159,9 @@ def _raw(name: str) -> dict:
         (lambda d: d["config"].update(aux_layer_convention="sideways"), "is not one of"),
         (lambda d: d["config"]["norm_flags"][0].update(default="no"), "boolean"),
         (lambda d: d.update(checked_versions=[]), "checked_versions"),
+        (lambda d: d["names"]["required"][0].pop("names"), "needs `names`"),
+        (lambda d: d["config"]["norm_flags"][0].pop("name"), "needs a string `name`"),
+        (lambda d: d.update(speculators_architectures={"llama": 1}), "map strings"),
     ],
 )
 def test_schema_rejects_malformed_profiles(mutate, message):
@@ -455,6 +458,12 @@ def test_qwen3_drafts_keep_q_k_norms_only_where_a_qwen3_class_exists():
     assert {f.tensor for f in old if f.code == "EN008"} == set(norms)  # KeyError before #43132
     spec = check_engine(one("speculators"), layers_ckpt(), qwen3)
     assert {(f.code, f.tensor) for f in spec} == {("EN002", n) for n in norms}
+
+
+def test_names_are_checked_without_a_config():
+    found = check_engine(one("sglang@0.5.11"), layers_ckpt(), None)
+    assert {f.code for f in found} == {"EN001", "EN002"}
+    assert check_aux_layer_ids(one("sglang@0.5.11"), None, None)[0].code == "EN010"
 
 
 def test_tie_word_embeddings_drops_the_trained_head_in_sglang():

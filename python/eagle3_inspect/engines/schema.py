@@ -119,6 +119,8 @@ def _required(items: Any, where: str) -> tuple[Required, ...]:
     for n, item in enumerate(items or []):
         at = f"{where}[{n}]"
         _check_keys(item, {"names", "when", "reason", "severity"}, at)
+        if "names" not in item:
+            raise ProfileError(f"{at}: needs `names`")
         severity = item.get("severity", "error")
         if severity not in ("error", "warning"):
             raise ProfileError(f"{at}: severity must be error or warning")
@@ -138,6 +140,8 @@ def _norm_flags(items: Any, where: str) -> tuple[NormFlag, ...]:
     for n, item in enumerate(items or []):
         at = f"{where}[{n}]"
         _check_keys(item, {"name", "read", "default", "when"}, at)
+        if not isinstance(item.get("name"), str):
+            raise ProfileError(f"{at}: needs a string `name`")
         if not isinstance(item.get("default"), bool):
             raise ProfileError(f"{at}: default must be a boolean")
         out.append(
@@ -149,6 +153,12 @@ def _norm_flags(items: Any, where: str) -> tuple[NormFlag, ...]:
             )
         )
     return tuple(out)
+
+
+def _str_map(value: Any, where: str) -> dict[str, str]:
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise ProfileError(f"{where}: speculators_architectures must map strings to strings")
+    return dict(value)
 
 
 def _choice(value: Any, allowed: tuple[str, ...], where: str) -> str:
@@ -191,7 +201,7 @@ def parse_profile(data: dict[str, Any], path: str) -> EngineProfile:
         path=path,
         draft_architectures=frozenset(_strs(data.get("draft_architectures", []), path)),
         architecture_prefix=str(data.get("architecture_prefix", "")),
-        speculators_architectures=dict(data.get("speculators_architectures", {})),
+        speculators_architectures=_str_map(data.get("speculators_architectures", {}), path),
         unconfirmed=_strs(data.get("unconfirmed", []), f"{path} unconfirmed"),
         unknown=_choice(names.get("unknown", "silent-drop"), UNKNOWN_POLICIES, f"{path} unknown"),
         missing=_choice(names.get("missing", "random"), MISSING_POLICIES, f"{path} missing"),
