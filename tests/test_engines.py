@@ -220,7 +220,7 @@ def test_resolution_without_version_is_the_newest_profile():
     [
         ("llamacpp", "known engines: sglang, speculators, trtllm, vllm"),
         ("sglang@0.4.6", "no sglang profile covers version 0.4.6.*sglang-0.5.8.toml"),
-        ("vllm@0.11.0", "no vllm profile covers"),
+        ("vllm@0.10.2", "no vllm profile covers"),
         ("sglang@latest", "bad engine version"),
         ("", "empty engine spec"),
     ],
@@ -464,6 +464,22 @@ def test_names_are_checked_without_a_config():
     found = check_engine(one("sglang@0.5.11"), layers_ckpt(), None)
     assert {f.code for f in found} == {"EN001", "EN002", "EN009"}  # embedding: shared
     assert check_aux_layer_ids(one("sglang@0.5.11"), None, None)[0].code == "EN010"
+
+
+def test_vllm_0_11_ignores_draft_aux_ids_and_shares_full_vocab_heads():
+    profile = one("vllm@0.11.0")
+    found = check_aux_layer_ids(profile, vllm_config(), 32)
+    assert set(codes(found)) == {"EN003", "EN010"}
+    full = vllm_config(draft_vocab_size=128256)
+    shared = check_engine(profile, layers_ckpt(), full)
+    assert {(f.code, f.tensor) for f in shared} == {
+        ("EN009", "lm_head.weight"),
+        ("EN009", "embed_tokens.weight"),
+    }
+    no_head = {k: v for k, v in layers_ckpt().items() if k != "lm_head.weight"}
+    assert ("EN002", "lm_head.weight") in [
+        (f.code, f.tensor) for f in check_engine(profile, no_head, vllm_config())
+    ]
 
 
 def test_tie_word_embeddings_drops_the_trained_head_in_sglang():
