@@ -1,0 +1,60 @@
+"""The per-engine entry points: `check_engine` (tensors + config) and `check_all` (everything)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from eagle3_inspect.engines.aux import check_aux_layer_ids
+from eagle3_inspect.engines.capture import check_target_capture
+from eagle3_inspect.engines.configcheck import (
+    check_architecture,
+    check_ignored,
+    check_norm_flags,
+    check_rejects,
+)
+from eagle3_inspect.engines.names import check_names
+from eagle3_inspect.engines.profile import EngineProfile
+from eagle3_inspect.findings import Finding
+from eagle3_inspect.tensorinfo import TensorInfo
+
+
+def check_engine(
+    profile: EngineProfile, tensors: Mapping[str, TensorInfo], config: dict | None
+) -> list[Finding]:
+    """Dropped tensors, random parameters, refused configs, unserved architecture, ignored fields
+    and norm-flag mismatches for one engine profile. Aux ids and target capture are separate."""
+    findings = check_names(profile, tensors.keys(), config)
+    if config is not None:
+        findings += check_architecture(profile, config)
+        findings += check_rejects(profile, config)
+        findings += check_ignored(profile, config)
+        findings += check_norm_flags(profile, config, tensors.keys())
+    return findings
+
+
+def check_all(
+    profile: EngineProfile,
+    tensors: Mapping[str, TensorInfo],
+    config: dict | None,
+    target_config: Mapping[str, Any] | None = None,
+) -> list[Finding]:
+    """`check_engine` plus aux-id and capture checks against an optional target config."""
+    findings = check_engine(profile, tensors, config)
+    target_archs: Sequence[str] = []
+    layers = None
+    if target_config is not None:
+        archs = target_config.get("architectures")
+        target_archs = [a for a in archs if isinstance(a, str)] if isinstance(archs, list) else []
+        text = target_config.get("text_config")
+        source = (
+            text if isinstance(text, Mapping) and "num_hidden_layers" in text else target_config
+        )
+        value = source.get("num_hidden_layers")
+        layers = value if isinstance(value, int) else None
+    findings += check_aux_layer_ids(
+        profile, config, layers, target_archs[0] if target_archs else None
+    )
+    if target_config is not None:
+        findings += check_target_capture(profile, target_archs)
+    return findings
