@@ -27,6 +27,12 @@ ENGINE = "sglang@0.5.11"
 # SGLang 0.5.9 has KimiK25ForConditionalGeneration but cannot capture its aux hidden states.
 CAPTURE_ENGINE = "sglang@0.5.9"
 TARGET_ARCH = "KimiK25ForConditionalGeneration"
+# The seed's three checkpoint bugs and the codes that name them.
+SEED_BUGS = (
+    ("layers.0.* keys where SGLang <= 0.5.11 wants midlayer.*", {"EN001", "EN002"}),
+    ("d2t holding absolute target ids instead of offsets", {"VM006"}),
+    ("fc sized for one aux hidden state instead of three", {"E3009"}),
+)
 
 
 @dataclass(frozen=True)
@@ -106,9 +112,21 @@ def run_demo(out: str | os.PathLike[str], console: Console) -> int:
     changes = diff(files.correct, files.broken)
     render_diff(changes, console)
 
-    expected = {"VM006", "E3009"}
     found = {f.code for f in bad.findings}
-    story_holds = good.ok and not bad.ok and expected <= found and not capture.ok
+    console.print()
+    console.print(Rule("[bold]The seed story, caught[/bold]"))
+    for bug, codes in SEED_BUGS:
+        hit = sorted(found & codes)
+        mark = "[green]caught[/green]" if hit else "[red]MISSED[/red]"
+        console.print(f"  {mark} {bug}: {', '.join(hit) or '-'}")
+    capture_codes = sorted({f.code for f in capture.findings if f.code.startswith("EN")})
+    console.print(
+        f"  {'[green]caught[/green]' if capture_codes else '[red]MISSED[/red]'} "
+        f"target without aux capture in {CAPTURE_ENGINE}: {', '.join(capture_codes)}"
+    )
+    story_holds = (
+        good.ok and not bad.ok and all(found & codes for _, codes in SEED_BUGS) and not capture.ok
+    )
     console.print()
     console.print(Rule())
     console.print(
