@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
+import eagle3_inspect
 from eagle3_inspect.drafters import Drafter, float_tensor
-from eagle3_inspect.header_reader import directory_tensor_infos
 from eagle3_inspect.tensorinfo import TensorInfo
 
 _counter = itertools.count()
@@ -19,7 +19,7 @@ def infos_of(drafter: Drafter, tmp_path: Path, shards: int | None = None) -> dic
     """Write `drafter` under a fresh subdirectory of `tmp_path` and read its headers back."""
     out = tmp_path / f"drafter-{next(_counter)}"
     drafter.write(out, shards=shards)
-    return directory_tensor_infos(out)
+    return eagle3_inspect.open(out).tensors
 
 
 def with_tensor(drafter: Drafter, name: str, shape: tuple[int, ...] | None, dtype="BF16"):

@@ -224,20 +224,6 @@ def test_demo_sized_drafter_builds_fast(tmp_path):
     assert time.perf_counter() - start < 1.0
 
 
-@pytest.mark.parametrize(
-    "content",
-    [b"", b"\x05\x00\x00", b"\x10" + b"\x00" * 7 + b"{}", b"\x02" + b"\x00" * 7 + b"[]",
-     b"\x04" + b"\x00" * 7 + b"\xff\xfe{}", b"\xff" * 8 + b"{}"],
-)  # fmt: skip
-def test_header_reader_rejects_garbage(tmp_path, content):
-    from eagle3_inspect.header_reader import HeaderError, tensor_infos
-
-    path = tmp_path / "bad.safetensors"
-    path.write_bytes(content)
-    with pytest.raises(HeaderError):
-        tensor_infos(path)
-
-
 def test_seed_story_drafters(tmp_path):
     from eagle3_inspect.drafters import Drafter, seed_story_drafters
 
@@ -261,7 +247,7 @@ def test_seed_story_drafters(tmp_path):
 def test_files_written_by_safetensors_itself_give_the_same_layout(tmp_path):
     from safetensors.numpy import save_file
 
-    from eagle3_inspect.header_reader import directory_tensor_infos
+    import eagle3_inspect
 
     drafter = build_drafter(dtype="F32", dialect="layers", config_style="speculators")
     ours = detect_layout(infos_of(drafter, tmp_path), drafter.config)
@@ -270,5 +256,5 @@ def test_files_written_by_safetensors_itself_give_the_same_layout(tmp_path):
         {k: np.asarray(v) for k, v in drafter.tensors.items()},
         str(tmp_path / "ref" / "model.safetensors"),
     )
-    theirs = detect_layout(directory_tensor_infos(tmp_path / "ref"), drafter.config)
+    theirs = detect_layout(eagle3_inspect.open(tmp_path / "ref").tensors, drafter.config)
     assert ours.to_dict() == theirs.to_dict()

@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from safetensors.numpy import load_file
 
+import eagle3_inspect
 from eagle3_inspect.drafters import float_tensor
-from eagle3_inspect.header_reader import read_header, tensor_infos
 from eagle3_inspect.safetensors_writer import (
     RawTensor,
     numpy_dtype_to_st,
@@ -131,11 +131,11 @@ def test_big_endian_input_is_written_little_endian(tmp_path):
     np.testing.assert_array_equal(load_file(str(path))["x"], array.astype("<i4"))
 
 
-def test_header_reader_offsets_match_safetensors(tmp_path):
+def test_written_offsets_match_safetensors(tmp_path):
     tensors = {f"t{i}": np.full((i + 1, 3), i, np.float32) for i in range(5)}
     path = tmp_path / "h.safetensors"
     write_safetensors(path, tensors)
-    infos = tensor_infos(path)
+    infos = eagle3_inspect.open(path).tensors
     raw = path.read_bytes()
     reference = dict(safetensors.deserialize(raw))
     for name, info in infos.items():
@@ -148,7 +148,7 @@ def test_atomic_write_leaves_no_temp_and_refuses_to_overwrite_inputs(tmp_path):
     path = tmp_path / "in.safetensors"
     write_safetensors(path, {"x": np.arange(8, dtype=np.float32)})
     assert [p.name for p in tmp_path.iterdir()] == ["in.safetensors"]
-    _, start = read_header(path)
+    start = eagle3_inspect.open(path).tensors["x"].offset
     mapped = np.memmap(path, dtype=np.float32, mode="r", offset=start, shape=(8,))
     before = path.read_bytes()
     with pytest.raises(ValueError, match="refusing to overwrite"):

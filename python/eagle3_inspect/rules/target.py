@@ -13,8 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from eagle3_inspect.header_reader import read_header
-
 TEXT_CONFIG_KEYS = ("text_config", "language_config", "llm_config")
 INDEX_NAME = "model.safetensors.index.json"
 
@@ -68,26 +66,21 @@ def _pick(names: list[str], suffix: str) -> str | None:
     return min(hits, key=lambda n: (n.count("."), n)) if hits else None
 
 
-def _headers(info: TargetInfo, root: Path, index: Path | None) -> None:
-    files: dict[str, Path] = {}
-    if index is not None and index.is_file():
-        weight_map = json.loads(index.read_text()).get("weight_map", {})
-        files = {name: root / shard for name, shard in weight_map.items()}
-    else:
-        for file in sorted(root.glob("*.safetensors")):
-            files.update(dict.fromkeys(read_header(file)[0], file))
-    names = [n for n in files if n != "__metadata__"]
-    shapes: dict[Path, dict[str, Any]] = {}
+def _weights(info: TargetInfo, path: Path) -> None:
+    """Shapes of the target's embedding and head, from the shards' headers (native reader)."""
+    from eagle3_inspect.checkpoint import Checkpoint
+    from eagle3_inspect.errors import InspectError
+
+    try:
+        ckpt = Checkpoint(path)
+    except InspectError:  # a config-only directory: nothing to read
+        return
+    names = list(ckpt.tensors)
     for attr, suffix in (("embed", "embed_tokens.weight"), ("lm_head", "lm_head.weight")):
         name = _pick(names, suffix)
-        if name is None or not files[name].is_file():
-            continue
-        if files[name] not in shapes:
-            shapes[files[name]] = read_header(files[name])[0]
-        entry = shapes[files[name]].get(name)
-        if isinstance(entry, dict):
+        if name is not None:
             setattr(info, f"{attr}_name", name)
-            setattr(info, f"{attr}_shape", tuple(int(d) for d in entry.get("shape", ())))
+            setattr(info, f"{attr}_shape", ckpt.tensors[name].shape)
 
 
 def load_target(path: str | os.PathLike[str]) -> TargetInfo:
@@ -105,15 +98,6 @@ def load_target(path: str | os.PathLike[str]) -> TargetInfo:
         _text_fields(info, config)
     elif not given.exists():
         raise FileNotFoundError(f"target not found: {given}")
-    if given.is_dir():
-        _headers(info, root, root / INDEX_NAME)
-    elif given.name.endswith(".index.json"):
-        _headers(info, root, given)
-    elif given.suffix == ".safetensors":
-        header = read_header(given)[0]
-        for attr, suffix in (("embed", "embed_tokens.weight"), ("lm_head", "lm_head.weight")):
-            name = _pick([n for n in header if n != "__metadata__"], suffix)
-            if name is not None:
-                setattr(info, f"{attr}_name", name)
-                setattr(info, f"{attr}_shape", tuple(header[name].get("shape", ())))
+    if given.is_dir() or given.name.endswith(".index.json") or given.suffix == ".safetensors":
+        _weights(info, given)
     return info
