@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 TEXT_CONFIG_KEYS = ("text_config", "language_config", "llm_config")
-INDEX_NAME = "model.safetensors.index.json"
 
 
 @dataclass
