@@ -91,7 +91,10 @@ def load_target(path: str | os.PathLike[str]) -> TargetInfo:
     if given.is_file() and given.suffix == ".json" and not given.name.endswith(".index.json"):
         config_file = given
     if config_file.is_file():
-        config = json.loads(config_file.read_text())
+        try:
+            config = json.loads(config_file.read_text())
+        except ValueError as exc:
+            raise ValueError(f"{config_file}: target config is not valid JSON: {exc}") from None
         if not isinstance(config, dict):
             raise ValueError(f"{config_file}: config is not a JSON object")
         _text_fields(info, config)
