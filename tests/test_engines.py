@@ -550,6 +550,8 @@ def test_multilayer_speculators_draft_in_sglang_and_trtllm():
     assert codes(check_engine(one("sglang@0.5.23"), ckpt, config)) == ["EN009"]
     trt = check_engine(one("trtllm"), ckpt, config)
     assert codes(trt) == ["EN009"]  # layers.N. -> midlayer.N., embedding shared from the target
+    regular = check_engine(one("trtllm"), layers_ckpt("layers.1.input_layernorm.weight"), config)
+    assert ("EN001", "layers.1.input_layernorm.weight") in [(f.code, f.tensor) for f in regular]
     three = layers_ckpt()  # config says 2 layers but only layer 0 is shipped
     assert "EN002" in codes(check_engine(one("sglang@0.5.23"), three, config))
 
