@@ -203,7 +203,7 @@ def test_resolution_picks_the_covering_profile_and_capture_version():
     assert one("sglang@0.5.12.post1").path == "sglang-0.5.12.toml"
     assert one("SGLang@0.5.17").path == "sglang-0.5.17.toml"
     assert one("vllm@0.33.0").capture.version == "0.33.0"
-    assert one("vllm@0.30.0").capture.version == "0.28.0"  # newest scanned wheel not after it
+    assert one("vllm@0.29.5").capture.version == "0.29.0"  # newest scanned wheel not after it
 
 
 def test_resolution_without_version_is_the_newest_profile():
@@ -482,6 +482,62 @@ def test_vllm_0_11_ignores_draft_aux_ids_and_shares_full_vocab_heads():
     ]
 
 
+@pytest.mark.parametrize(
+    ("spec", "extra", "config", "expected"),
+    [
+        # draft_id_to_target_id became conditional on a reduced vocabulary in 0.30.0
+        ("vllm@0.29.0", (), {"draft_vocab_size": 128256}, []),
+        ("vllm@0.30.0", (), {"draft_vocab_size": 128256}, [("EN008", "d2t")]),
+        # AutoWeightsLoader (0.25+) ignores unexpected .bias; the 0.24 params_dict lookup raises
+        ("vllm@0.24.0", ("fc.bias",), {}, [("EN008", "fc.bias")]),
+        ("vllm@0.25.0", ("fc.bias",), {}, [("EN001", "fc.bias")]),
+        # q/k/v bias follows attention_bias from 0.17.0; 0.15.0 builds bias=False
+        (
+            "vllm@0.15.0",
+            ("layers.0.self_attn.q_proj.bias",),
+            {"attention_bias": True},
+            [("EN008", "layers.0.self_attn.q_proj.bias")],
+        ),
+        ("vllm@0.17.0", ("layers.0.self_attn.q_proj.bias",), {"attention_bias": True}, []),
+        # input_norm: no parameter before 0.20.0; dropped unless norm_before_fc from 0.20.0
+        (
+            "vllm@0.17.0",
+            ("input_norm.weight",),
+            {"norm_before_fc": True},
+            [("EN008", "input_norm.weight"), ("EN007", None)],
+        ),
+        ("vllm@0.20.0", ("input_norm.weight",), {"norm_before_fc": True}, []),
+        (
+            "vllm@0.20.0",
+            ("input_norm.weight",),
+            {},
+            [("EN001", "input_norm.weight"), ("EN007", None)],
+        ),
+    ],
+)
+def test_vllm_version_boundaries(spec, extra, config, expected):
+    found = check_engine(one(spec), layers_ckpt(*extra), vllm_config(**config))
+    assert sorted((f.code, f.tensor) for f in found) == sorted(expected)
+
+
+def test_vllm_0_24_drops_fc_norm_of_speculators_configs():
+    ckpt = layers_ckpt(*[f"fc_norm.{k}.weight" for k in range(3)])
+    config = speculators_config(fc_norm=True)
+    old = check_engine(one("vllm@0.24.0"), ckpt, config)
+    assert {f.tensor for f in old if f.code == "EN008"} == {f"fc_norm.{k}.weight" for k in range(3)}
+    assert ("EN007", "fc_norm") in [(f.code, f.config_key) for f in old]
+    assert check_engine(one("vllm@0.25.0"), ckpt, config) == []
+
+
+def test_mla_drafts_are_served_but_not_name_checked_where_unprofiled():
+    kimi = sglang_config(architectures=["Eagle3DeepseekV2ForCausalLM"])
+    ckpt = layers_ckpt("layers.0.self_attn.kv_a_proj_with_mqa.weight")
+    assert codes(check_engine(one("sglang@0.5.11"), ckpt, kimi))[-1] == "EN004"  # no MLA class
+    newer = check_engine(one("sglang@0.5.12"), ckpt, kimi)
+    assert codes(newer) == ["EN012"]
+    assert codes(check_engine(one("vllm@0.33.0"), ckpt, kimi)) == ["EN012"]
+
+
 def test_tie_word_embeddings_drops_the_trained_head_in_sglang():
     tied = sglang_config(tie_word_embeddings=True)
     found = check_engine(one("sglang@0.5.23"), midlayer_ckpt(), tied)
@@ -494,6 +550,8 @@ def test_multilayer_speculators_draft_in_sglang_and_trtllm():
     assert codes(check_engine(one("sglang@0.5.23"), ckpt, config)) == ["EN009"]
     trt = check_engine(one("trtllm"), ckpt, config)
     assert codes(trt) == ["EN009"]  # layers.N. -> midlayer.N., embedding shared from the target
+    regular = check_engine(one("trtllm"), layers_ckpt("layers.1.input_layernorm.weight"), config)
+    assert ("EN001", "layers.1.input_layernorm.weight") in [(f.code, f.tensor) for f in regular]
     three = layers_ckpt()  # config says 2 layers but only layer 0 is shipped
     assert "EN002" in codes(check_engine(one("sglang@0.5.23"), three, config))
 
@@ -573,6 +631,11 @@ def test_generator_follows_sglang_inheritance_and_conventions(tmp_path, gen):
                 "        self.language_model.set_eagle3_layers_to_capture(layer_ids)\n"
                 "EntryClass = [Child, Plain, Wrapper]\n"
             ),
+            models + "child_eagle3.py": (  # a drafter module: not a target
+                "from sglang.srt.models.child import Child\n"
+                "class ChildForCausalLMEagle3(Child):\n    pass\n"
+                "EntryClass = [ChildForCausalLMEagle3]\n"
+            ),
         },
     )
     data = tomllib.loads(gen.generate("sglang", [wheel]))["versions"]["9.9.9"]
@@ -594,6 +657,9 @@ def test_generator_reads_vllm_registry_and_supports_eagle3(tmp_path, gen):
                 "    'LlamaForCausalLM': ('llama', 'LlamaForCausalLM'),\n"
                 "    'MyForCausalLM': ('mine', 'MyForCausalLM'),\n"
                 "    'OtherForCausalLM': ('mine', 'Other'),\n"
+                "}\n"
+                "_SPECULATIVE_DECODING_MODELS = {\n"
+                "    'Eagle3MyForCausalLM': ('mine', 'MyForCausalLM'),\n"
                 "}\n"
             ),
             models + "llama.py": (

@@ -31,6 +31,7 @@ from pathlib import Path
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "python/eagle3_inspect/profiles"
 SGLANG_MODELS = "sglang/srt/models/"
 VLLM_MODELS = "vllm/model_executor/models/"
+VLLM_NEW_MODELS = "vllm/models/"  # newer vLLM registers some models by full dotted path here
 CAPTURE_METHOD = "set_eagle3_layers_to_capture"
 
 
@@ -55,12 +56,15 @@ class Package:
     sources: dict[str, str] = field(default_factory=dict)
 
     def resolve(self, module: str, name: str) -> ClassInfo | None:
-        """The class `name` as seen from `module` (local definition first, then imports)."""
-        if (module, name) in self.classes:
-            return self.classes[(module, name)]
-        target = self.imports.get(module, {}).get(name)
-        if target is not None and target in self.classes:
-            return self.classes[target]
+        """The class `name` as seen from `module`: its own definition, else followed through
+        `from X import name` chains (package `__init__` re-exports included)."""
+        for _ in range(8):
+            if (module, name) in self.classes:
+                return self.classes[(module, name)]
+            target = self.imports.get(module, {}).get(name)
+            if target is None:
+                return None
+            module, name = target
         return None
 
     def ancestry(self, info: ClassInfo, seen: set[tuple[str, str]] | None = None):
@@ -77,8 +81,15 @@ class Package:
                 yield from self.ancestry(parent, seen)
 
 
-def _module_name(path: str, prefix: str) -> str:
-    return path[len(prefix) : -len(".py")].replace("/", ".")
+def _module_name(path: str) -> str:
+    """`a/b/c.py` -> `a.b.c`; `a/b/__init__.py` -> `a.b` (full dotted names throughout)."""
+    name = path[: -len(".py")].replace("/", ".")
+    return name[: -len(".__init__")] if name.endswith(".__init__") else name
+
+
+def _import_base(module: str, is_package: bool, level: int) -> list[str]:
+    parts = module.split(".") if is_package else module.split(".")[:-1]
+    return parts[: len(parts) - (level - 1)] if level > 1 else parts
 
 
 def _base_name(node: ast.expr) -> str:
@@ -95,7 +106,7 @@ def _call_name(node: ast.expr) -> str:
     return _base_name(node.func) if isinstance(node, ast.Call) else ""
 
 
-def _parse_module(pkg: Package, module: str, source: str, package_prefix: str) -> None:
+def _parse_module(pkg: Package, module: str, source: str, is_package: bool) -> None:
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -103,15 +114,10 @@ def _parse_module(pkg: Package, module: str, source: str, package_prefix: str) -
     pkg.sources[module] = source
     lines = source.splitlines()
     imports: dict[str, tuple[str, str]] = {}
-    dotted_prefix = package_prefix.rstrip("/").replace("/", ".") + "."
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module is not None:
-            if node.level:  # relative import inside the models package
-                target = node.module
-            elif node.module.startswith(dotted_prefix):
-                target = node.module[len(dotted_prefix) :]
-            else:
-                continue
+        if isinstance(node, ast.ImportFrom):
+            parts = _import_base(module, is_package, node.level) if node.level else []
+            target = ".".join(parts + ([node.module] if node.module else []))
             for alias in node.names:
                 imports[alias.asname or alias.name] = (target, alias.name)
     pkg.imports[module] = imports
@@ -140,21 +146,28 @@ def _parse_module(pkg: Package, module: str, source: str, package_prefix: str) -
             pkg.classes[(module, node.name)] = info
 
 
-def load_package(wheel: Path, models_prefix: str) -> Package:
-    """Parse every Python file under `models_prefix` in `wheel`."""
+def load_package(wheel: Path, *prefixes: str) -> Package:
+    """Parse every Python file under any of `prefixes` in `wheel`."""
     pkg = Package()
     with zipfile.ZipFile(wheel) as archive:
         for path in archive.namelist():
-            if path.startswith(models_prefix) and path.endswith(".py"):
+            if path.startswith(prefixes) and path.endswith(".py"):
                 source = archive.read(path).decode("utf-8", errors="replace")
-                _parse_module(pkg, _module_name(path, models_prefix), source, models_prefix)
+                is_package = path.endswith("/__init__.py")
+                _parse_module(pkg, _module_name(path), source, is_package)
     return pkg
 
 
+DRAFT_MODULE = re.compile(r"(eagle|_mtp|nextn)")
+
+
 def sglang_registered(pkg: Package) -> dict[str, ClassInfo]:
-    """Architecture name -> class, from each module's `EntryClass` (the SGLang registry)."""
+    """Architecture name -> class, from each module's `EntryClass` (the SGLang registry), skipping
+    draft-model modules (names containing eagle, _mtp or nextn)."""
     registered: dict[str, ClassInfo] = {}
     for module, source in pkg.sources.items():
+        if DRAFT_MODULE.search(module.rsplit(".", 1)[-1]):
+            continue  # drafters (EAGLE / MTP / NextN heads) are not targets
         tree = ast.parse(source)
         for node in tree.body:
             if not (
@@ -174,23 +187,35 @@ def sglang_registered(pkg: Package) -> dict[str, ClassInfo]:
 
 
 def vllm_registered(pkg: Package) -> dict[str, ClassInfo]:
-    """Architecture name -> class, from the literal dicts in `registry.py`."""
+    """Architecture name -> class, from the literal dicts in `registry.py`.
+
+    Dicts assigned to a name containing SPECULATIVE (the draft-model registry) are skipped: those
+    classes are drafters, not targets.
+    """
     registered: dict[str, ClassInfo] = {}
-    tree = ast.parse(pkg.sources.get("registry", ""))
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Dict):
+    base = VLLM_MODELS.rstrip("/").replace("/", ".")
+    tree = ast.parse(pkg.sources.get(f"{base}.registry", ""))
+    for statement in tree.body:
+        if isinstance(statement, ast.Assign):
+            names, value = [_base_name(t) for t in statement.targets], statement.value
+        elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+            names, value = [_base_name(statement.target)], statement.value
+        else:
             continue
-        for key, value in zip(node.keys, node.values, strict=True):
+        if any("SPECULATIVE" in name for name in names) or not isinstance(value, ast.Dict):
+            continue
+        for key, entry in zip(value.keys, value.values, strict=True):
             if not (
                 isinstance(key, ast.Constant)
                 and isinstance(key.value, str)
-                and isinstance(value, ast.Tuple)
-                and len(value.elts) == 2
-                and all(isinstance(e, ast.Constant) for e in value.elts)
+                and isinstance(entry, ast.Tuple)
+                and len(entry.elts) == 2
+                and all(isinstance(e, ast.Constant) for e in entry.elts)
             ):
                 continue
-            module, cls = value.elts[0].value, value.elts[1].value
-            info = pkg.classes.get((module, cls))
+            module, cls = entry.elts[0].value, entry.elts[1].value
+            full = module if module.startswith("vllm.") else f"{base}.{module}"
+            info = pkg.resolve(full, cls)
             if info is not None:
                 registered[key.value] = info
     return registered
@@ -261,7 +286,7 @@ def generate(engine: str, wheels: list[Path]) -> str:
             capturing = {a: i for a, i in registered.items() if sglang_captures(pkg, i)}
             source = f"{wheel.name}: {SGLANG_MODELS}*.py, EntryClass + {CAPTURE_METHOD}"
         else:
-            pkg = load_package(wheel, VLLM_MODELS)
+            pkg = load_package(wheel, VLLM_MODELS, VLLM_NEW_MODELS)
             registered = vllm_registered(pkg)
             capturing = {a: i for a, i in registered.items() if vllm_captures(pkg, i)}
             source = f"{wheel.name}: {VLLM_MODELS}registry.py + SupportsEagle3 ancestry"

@@ -12,7 +12,9 @@ from eagle3_inspect.engines.configcheck import (
     check_ignored,
     check_norm_flags,
     check_rejects,
+    served_architecture,
 )
+from eagle3_inspect.engines.emit import finding
 from eagle3_inspect.engines.names import check_names
 from eagle3_inspect.engines.profile import EngineProfile
 from eagle3_inspect.findings import Finding
@@ -24,6 +26,17 @@ def check_engine(
 ) -> list[Finding]:
     """Dropped tensors, random parameters, refused configs, unserved architecture, ignored fields
     and norm-flag mismatches for one engine profile. Aux ids and target capture are separate."""
+    served = served_architecture(profile, config) if config is not None else None
+    if served is not None and served in profile.unprofiled_draft_architectures:
+        return [
+            finding(
+                profile,
+                "EN012",
+                f"{profile.label} serves {served} with a loader this profile does not model "
+                "(see `unconfirmed` in its profile); tensor names and norm flags were not checked",
+                config_key="architectures",
+            )
+        ]
     findings = check_names(profile, tensors.keys(), config)
     if config is not None:
         findings += check_architecture(profile, config)

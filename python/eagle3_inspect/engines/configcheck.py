@@ -39,9 +39,13 @@ def served_architecture(profile: EngineProfile, config: Mapping[str, Any]) -> st
 def check_architecture(profile: EngineProfile, config: Mapping[str, Any]) -> list[Finding]:
     declared = config.get("architectures")
     arch = served_architecture(profile, config)
-    if not profile.draft_architectures or arch in profile.draft_architectures:
+    if (
+        not profile.draft_architectures
+        or arch in profile.draft_architectures
+        or arch in profile.unprofiled_draft_architectures
+    ):
         return []
-    served = ", ".join(sorted(profile.draft_architectures))
+    served = ", ".join(sorted(profile.draft_architectures | profile.unprofiled_draft_architectures))
     return [
         finding(
             profile,

@@ -66,6 +66,7 @@ class EngineProfile:
     source: str
     path: str
     draft_architectures: frozenset[str]
+    unprofiled_draft_architectures: frozenset[str] = frozenset()
     architecture_prefix: str = ""
     speculators_architectures: dict[str, str] = field(default_factory=dict)
     unconfirmed: tuple[str, ...] = ()

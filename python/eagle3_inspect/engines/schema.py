@@ -25,6 +25,7 @@ _TOP = {
     "checked_versions",
     "source",
     "draft_architectures",
+    "unprofiled_draft_architectures",
     "architecture_prefix",
     "speculators_architectures",
     "unconfirmed",
@@ -200,6 +201,9 @@ def parse_profile(data: dict[str, Any], path: str) -> EngineProfile:
         source=data["source"],
         path=path,
         draft_architectures=frozenset(_strs(data.get("draft_architectures", []), path)),
+        unprofiled_draft_architectures=frozenset(
+            _strs(data.get("unprofiled_draft_architectures", []), path)
+        ),
         architecture_prefix=str(data.get("architecture_prefix", "")),
         speculators_architectures=_str_map(data.get("speculators_architectures", {}), path),
         unconfirmed=_strs(data.get("unconfirmed", []), f"{path} unconfirmed"),
