@@ -15,7 +15,7 @@ from eagle3_inspect.draft_config import read_draft_config
 from eagle3_inspect.findings import Finding, Severity, count_by_severity
 from eagle3_inspect.layout import Layout, detect_layout
 from eagle3_inspect.rules.e3 import check_architecture
-from eagle3_inspect.rules.num import FLOAT_DTYPES, check_numbers
+from eagle3_inspect.rules.num import check_numbers
 from eagle3_inspect.rules.target import TargetInfo, load_target
 from eagle3_inspect.rules.target_checks import check_target
 from eagle3_inspect.stats import ProgressCallback
@@ -117,11 +117,7 @@ def validate(
     if profiles:
         findings = [f for f in findings if f.code not in SUPERSEDED_BY_ENGINES]
     if stats:
-        names = [
-            n
-            for n, t in ckpt.tensors.items()
-            if t.dtype in FLOAT_DTYPES and n not in ckpt.unreadable
-        ]
+        names = [n for n, t in ckpt.tensors.items() if t.is_float and n not in ckpt.unreadable]
         findings += check_numbers(
             ckpt.tensors, ckpt.stats(names, threads=threads, progress=progress)
         )

@@ -10,25 +10,8 @@ from eagle3_inspect.draft_config import DraftConfig, read_draft_config
 from eagle3_inspect.layout.dims import infer_dims
 from eagle3_inspect.layout.model import Layout
 from eagle3_inspect.layout.names import MODEL_PREFIX, parse_block_key, strip_model_prefix
-from eagle3_inspect.tensorinfo import TensorInfo
+from eagle3_inspect.tensorinfo import FLOAT_DTYPES, TensorInfo
 
-# Dtypes that are floating point (the others are integer/bool buffers such as d2t and t2d).
-FLOAT_DTYPES = frozenset(
-    {
-        "F16",
-        "BF16",
-        "F32",
-        "F64",
-        "F8_E4M3",
-        "F8_E5M2",
-        "F8_E8M0",
-        "F8_E4M3FNUZ",
-        "F8_E5M2FNUZ",
-        "F4",
-        "F6_E2M3",
-        "F6_E3M2",
-    }
-)
 # Names whose dtype is not a weight dtype: vocabulary maps are int64/bool by design.
 VOCAB_BUFFERS = frozenset({"d2t", "t2d"})
 MLA_MARKERS = ("self_attn.q_a_proj.", "self_attn.kv_a_proj_with_mqa.", "self_attn.kv_b_proj.")

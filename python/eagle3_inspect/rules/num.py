@@ -7,22 +7,8 @@ import math
 
 from eagle3_inspect.findings import Finding, Severity
 from eagle3_inspect.stats import TensorStats
-from eagle3_inspect.tensorinfo import TensorInfo
+from eagle3_inspect.tensorinfo import FLOAT_DTYPES, TensorInfo
 
-FLOAT_DTYPES = {
-    "F16",
-    "BF16",
-    "F32",
-    "F64",
-    "F8_E4M3",
-    "F8_E5M2",
-    "F8_E8M0",
-    "F8_E4M3FNUZ",
-    "F8_E5M2FNUZ",
-    "F4",
-    "F6_E2M3",
-    "F6_E3M2",
-}
 # HF's LlamaConfig.initializer_range default: weights start as normal(0, 0.02).
 HF_INIT_STD = 0.02
 # How close (relative) a statistic must be to an initialiser's to count as "exactly" it.
