@@ -16,8 +16,13 @@
 mod chunk;
 mod engine;
 mod hash;
+#[cfg(target_arch = "x86_64")]
+mod kernel_avx2;
 pub mod moments;
 mod partial;
+mod shifted;
+#[cfg(target_arch = "x86_64")]
+mod shifted_avx2;
 mod types;
 
 pub use engine::{compute_stats, CHUNK_QUANTUM};

@@ -1,0 +1,150 @@
+//! The fast kernel for BF16, F16 and F32 blocks: one pass straight from the bytes, no `f64`
+//! buffer. Values are widened to f32 (exact), min/max and the zero count stay in f32 lanes, and
+//! Σd, Σd² with d = x − K are summed in f64 lanes around a shift K close to the block's mean
+//! (the previous block's mean, or the chunk's first value).
+//!
+//! Accuracy: M2 = Σd² − (Σd)²/n loses about log2(Σd² / M2) bits to cancellation. When that
+//! exceeds 10 bits (K far from the mean, e.g. an outlier first value), the block is redone with K
+//! set to the mean just found, which makes the loss negligible. Non-finite elements make the sums
+//! non-finite; the caller then redoes the block on the classifying path.
+//!
+//! Determinism: lane `l` sees elements `l, l+8, ...` on both the portable and the AVX2 path, with
+//! the same operations, so both give the same bits.
+
+use super::moments::Moments;
+use crate::elements::le;
+use crate::Dtype;
+use half::f16;
+
+const LANES: usize = 8;
+
+/// Lane accumulators: f32 min, max, zero count; f64 Σd, Σd².
+#[derive(Clone, Copy)]
+pub(super) struct Acc {
+    pub lo: [f32; LANES],
+    pub hi: [f32; LANES],
+    pub zeros: [f32; LANES],
+    pub s1: [f64; LANES],
+    pub s2: [f64; LANES],
+}
+
+impl Acc {
+    const NEW: Acc = Acc {
+        lo: [f32::INFINITY; LANES],
+        hi: [f32::NEG_INFINITY; LANES],
+        zeros: [0.0; LANES],
+        s1: [0.0; LANES],
+        s2: [0.0; LANES],
+    };
+
+    #[inline(always)]
+    fn step(&mut self, l: usize, x: f32, k: f64) {
+        self.lo[l] = if x < self.lo[l] { x } else { self.lo[l] };
+        self.hi[l] = if x > self.hi[l] { x } else { self.hi[l] };
+        self.zeros[l] += if x == 0.0 { 1.0 } else { 0.0 };
+        let d = f64::from(x) - k;
+        self.s1[l] += d;
+        self.s2[l] += d * d;
+    }
+}
+
+/// True for the dtypes this kernel handles.
+pub(crate) fn applies(dtype: Dtype) -> bool {
+    matches!(dtype, Dtype::Bf16 | Dtype::F16 | Dtype::F32)
+}
+
+/// Element `i` of a BF16/F16/F32 byte slice as f32 (exact).
+#[inline(always)]
+pub(crate) fn load(dtype: Dtype, bytes: &[u8], i: usize) -> f32 {
+    match dtype {
+        Dtype::Bf16 => f32::from_bits(u32::from(u16::from_le_bytes(le(&bytes[2 * i..]))) << 16),
+        Dtype::F16 => f16::from_bits(u16::from_le_bytes(le(&bytes[2 * i..]))).to_f32(),
+        _ => f32::from_le_bytes(le(&bytes[4 * i..])),
+    }
+}
+
+/// Moments of a block of `n` elements, or `None` when it holds a non-finite element.
+pub(crate) fn block(dtype: Dtype, bytes: &[u8], n: usize, k: f64) -> Option<Moments> {
+    if n == 0 {
+        return Some(Moments::EMPTY);
+    }
+    let first = run(dtype, bytes, n, k)?;
+    if first.moments.n > 0 && first.m2_raw_ratio() <= 1024.0 {
+        return Some(first.moments);
+    }
+    Some(run(dtype, bytes, n, first.moments.mean)?.moments)
+}
+
+struct Run {
+    moments: Moments,
+    sdd: f64,
+}
+
+impl Run {
+    /// Σd² / M2: how much of Σd² cancelled.
+    fn m2_raw_ratio(&self) -> f64 {
+        if self.sdd == 0.0 {
+            1.0
+        } else {
+            self.sdd / self.moments.m2
+        }
+    }
+}
+
+fn run(dtype: Dtype, bytes: &[u8], n: usize, k: f64) -> Option<Run> {
+    let mut acc = Acc::NEW;
+    let body = n / LANES * LANES;
+    #[cfg(target_arch = "x86_64")]
+    let done = super::shifted_avx2::body(dtype, bytes, body, k, &mut acc);
+    #[cfg(not(target_arch = "x86_64"))]
+    let done = 0;
+    for i in done..body {
+        acc.step(i % LANES, load(dtype, bytes, i), k);
+    }
+    for i in body..n {
+        acc.step(i - body, load(dtype, bytes, i), k);
+    }
+    let sum = |l: [f64; LANES]| ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+    let (sd, sdd) = (sum(acc.s1), sum(acc.s2));
+    if !(sd.is_finite() && sdd.is_finite()) {
+        return None;
+    }
+    let nf = n as f64;
+    let zeros: f32 = acc.zeros.iter().sum();
+    Some(Run {
+        moments: Moments {
+            n: n as u64,
+            mean: k + sd / nf,
+            m2: (sdd - sd * sd / nf).max(0.0),
+            min: f64::from(acc.lo.into_iter().fold(f32::INFINITY, f32::min)),
+            max: f64::from(acc.hi.into_iter().fold(f32::NEG_INFINITY, f32::max)),
+            zeros: zeros as u64,
+        },
+        sdd,
+    })
+}
+
+/// The portable body loop, for tests comparing it with the vector one.
+#[cfg(test)]
+pub(super) fn run_portable(dtype: Dtype, bytes: &[u8], n: usize, k: f64) -> Acc {
+    let mut acc = Acc::NEW;
+    for i in 0..n / LANES * LANES {
+        acc.step(i % LANES, load(dtype, bytes, i), k);
+    }
+    acc
+}
+
+/// The body loop through whatever path `run` uses.
+#[cfg(test)]
+pub(super) fn run_dispatched(dtype: Dtype, bytes: &[u8], n: usize, k: f64) -> Acc {
+    let mut acc = Acc::NEW;
+    let body = n / LANES * LANES;
+    #[cfg(target_arch = "x86_64")]
+    let done = super::shifted_avx2::body(dtype, bytes, body, k, &mut acc);
+    #[cfg(not(target_arch = "x86_64"))]
+    let done = 0;
+    for i in done..body {
+        acc.step(i % LANES, load(dtype, bytes, i), k);
+    }
+    acc
+}
