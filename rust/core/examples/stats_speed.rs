@@ -12,6 +12,9 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let gib: f64 = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(2.0);
     let threads: usize = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(2);
+    // Optional third argument: repeat only "floor" or "stats" 10 times, or stop after "gen"
+    // (to compare task-clock under `perf stat`).
+    let only = args.get(3).cloned();
     let len = ((gib * (1u64 << 30) as f64) as usize) / 24 * 24;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -58,6 +61,16 @@ fn main() {
     };
 
     let mut sink = 0u64;
+    if only.as_deref() == Some("gen") {
+        return;
+    }
+    if only.as_deref() == Some("floor") {
+        for _ in 0..10 {
+            sink = sink.wrapping_add(floor(&data));
+        }
+        println!("sink {sink:x}");
+        return;
+    }
     let (t_floor, c_floor) = best(&mut || sink = sink.wrapping_add(floor(&data)));
     let task = StatsTask {
         dtype: Dtype::Bf16,
@@ -73,6 +86,12 @@ fn main() {
         let st = compute_stats(&[task], &opts, &NoProgress).unwrap();
         std::hint::black_box(st);
     };
+    if only.as_deref() == Some("stats") {
+        for _ in 0..10 {
+            run(false);
+        }
+        return;
+    }
     let (t_stats, c_stats) = best(&mut || run(false));
     let (t_hash, c_hash) = best(&mut || run(true));
     println!("bytes: {len}, threads: {threads} (sink {sink:x})");

@@ -37,7 +37,8 @@ pub(crate) fn chunk_partial(
     }
     let mut blocks = bytes.chunks(block_bytes).peekable();
     while let Some(block) = blocks.next() {
-        if let Some(next) = blocks.peek() {
+        // The fast kernel prefetches inside its loop.
+        if let (false, Some(next)) = (fast, blocks.peek()) {
             prefetch(next);
         }
         if let Some(h) = hasher.as_deref_mut() {

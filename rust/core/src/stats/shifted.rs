@@ -8,40 +8,47 @@
 //! set to the mean just found, which makes the loss negligible. Non-finite elements make the sums
 //! non-finite; the caller then redoes the block on the classifying path.
 //!
-//! Determinism: lane `l` sees elements `l, l+8, ...` on both the portable and the AVX2 path, with
-//! the same operations, so both give the same bits.
+//! Determinism: sum lane `l` of 16 sees elements `l, l+16, ...` and min/max/zero lane `m` of 8
+//! sees `m, m+8, ...`, in order, on both the portable and the AVX2 path, with the same
+//! operations, so both give the same bits.
 
 use super::moments::Moments;
 use crate::elements::le;
 use crate::Dtype;
 use half::f16;
 
-const LANES: usize = 8;
+/// f64 sum lanes: element i goes to lane i % 16.
+const LANES: usize = 16;
+/// f32 min/max/zero lanes: element i goes to lane i % 8.
+const LANES32: usize = 8;
 
 /// Lane accumulators: f32 min, max, zero count; f64 Σd, Σd².
 #[derive(Clone, Copy)]
 pub(super) struct Acc {
-    pub lo: [f32; LANES],
-    pub hi: [f32; LANES],
-    pub zeros: [f32; LANES],
+    pub lo: [f32; LANES32],
+    pub hi: [f32; LANES32],
+    pub zeros: [f32; LANES32],
     pub s1: [f64; LANES],
     pub s2: [f64; LANES],
 }
 
 impl Acc {
     const NEW: Acc = Acc {
-        lo: [f32::INFINITY; LANES],
-        hi: [f32::NEG_INFINITY; LANES],
-        zeros: [0.0; LANES],
+        lo: [f32::INFINITY; LANES32],
+        hi: [f32::NEG_INFINITY; LANES32],
+        zeros: [0.0; LANES32],
         s1: [0.0; LANES],
         s2: [0.0; LANES],
     };
 
     #[inline(always)]
-    fn step(&mut self, l: usize, x: f32, k: f64) {
-        self.lo[l] = if x < self.lo[l] { x } else { self.lo[l] };
-        self.hi[l] = if x > self.hi[l] { x } else { self.hi[l] };
-        self.zeros[l] += if x == 0.0 { 1.0 } else { 0.0 };
+    /// Adds element `i` (index within the block) with value `x`.
+    fn step(&mut self, i: usize, x: f32, k: f64) {
+        let m = i % LANES32;
+        self.lo[m] = if x < self.lo[m] { x } else { self.lo[m] };
+        self.hi[m] = if x > self.hi[m] { x } else { self.hi[m] };
+        self.zeros[m] += if x == 0.0 { 1.0 } else { 0.0 };
+        let l = i % LANES;
         let d = f64::from(x) - k;
         self.s1[l] += d;
         self.s2[l] += d * d;
@@ -99,12 +106,15 @@ fn run(dtype: Dtype, bytes: &[u8], n: usize, k: f64) -> Option<Run> {
     #[cfg(not(target_arch = "x86_64"))]
     let done = 0;
     for i in done..body {
-        acc.step(i % LANES, load(dtype, bytes, i), k);
+        acc.step(i, load(dtype, bytes, i), k);
     }
     for i in body..n {
-        acc.step(i - body, load(dtype, bytes, i), k);
+        acc.step(i, load(dtype, bytes, i), k);
     }
-    let sum = |l: [f64; LANES]| ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+    let sum = |l: [f64; LANES]| {
+        let q = |i: usize| (l[i] + l[i + 1]) + (l[i + 2] + l[i + 3]);
+        (q(0) + q(4)) + (q(8) + q(12))
+    };
     let (sd, sdd) = (sum(acc.s1), sum(acc.s2));
     if !(sd.is_finite() && sdd.is_finite()) {
         return None;
@@ -129,7 +139,7 @@ fn run(dtype: Dtype, bytes: &[u8], n: usize, k: f64) -> Option<Run> {
 pub(super) fn run_portable(dtype: Dtype, bytes: &[u8], n: usize, k: f64) -> Acc {
     let mut acc = Acc::NEW;
     for i in 0..n / LANES * LANES {
-        acc.step(i % LANES, load(dtype, bytes, i), k);
+        acc.step(i, load(dtype, bytes, i), k);
     }
     acc
 }
@@ -144,7 +154,7 @@ pub(super) fn run_dispatched(dtype: Dtype, bytes: &[u8], n: usize, k: f64) -> Ac
     #[cfg(not(target_arch = "x86_64"))]
     let done = 0;
     for i in done..body {
-        acc.step(i % LANES, load(dtype, bytes, i), k);
+        acc.step(i, load(dtype, bytes, i), k);
     }
     acc
 }

@@ -148,7 +148,7 @@ fn shifted_vector_and_portable_loops_agree_bitwise() {
             "{dtype}"
         );
         assert_eq!(f32s(a.zeros), f32s(b.zeros), "{dtype}");
-        let bits = |v: [f64; 8]| v.map(f64::to_bits);
+        let bits = |v: [f64; 16]| v.map(f64::to_bits);
         assert_eq!(bits(a.s1), bits(b.s1), "{dtype}");
         assert_eq!(bits(a.s2), bits(b.s2), "{dtype}");
         assert!(a.zeros.iter().sum::<f32>() >= 2.0);
