@@ -4,7 +4,7 @@
 //! Accuracy: each block (a few thousand values, cache-resident) is done in two passes: the sum
 //! gives a provisional mean, then Σ(x−mean) and Σ(x−mean)² give a corrected mean and M2 (the
 //! "corrected two-pass" algorithm). Blocks and chunks are combined with Chan et al.'s pairwise
-//! update in a fixed order. Nothing here ever forms E[x²]−E[x]², so data with mean ≫ std (norm
+//! update in a fixed order. Nothing here ever forms `E[x²]−E[x]²`, so data with mean ≫ std (norm
 //! weights ≈ 1 ± 1e-4) keeps full relative accuracy in the std.
 //!
 //! Determinism: the kernel sums in 8 fixed lanes combined in a fixed tree, and Rust never fuses
