@@ -11,13 +11,18 @@ use std::time::Instant;
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let gib: f64 = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(2.0);
+    // 0 = the global rayon pool (size from RAYON_NUM_THREADS), so no pool is built per call.
     let threads: usize = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(2);
     // Optional third argument: repeat only "floor" or "stats" 10 times, or stop after "gen"
     // (to compare task-clock under `perf stat`).
     let only = args.get(3).cloned();
     let len = ((gib * (1u64 << 30) as f64) as usize) / 24 * 24;
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
+        .num_threads(if threads > 0 {
+            threads
+        } else {
+            rayon::current_num_threads()
+        })
         .build()
         .unwrap();
 
@@ -79,7 +84,7 @@ fn main() {
     };
     let run = |hash: bool| {
         let opts = StatsOptions {
-            threads: Some(threads),
+            threads: (threads > 0).then_some(threads),
             hash,
             ..StatsOptions::default()
         };
