@@ -90,3 +90,21 @@ fn many_tasks_keep_their_order() {
         assert_eq!(st.hash, Some(hash_bytes(tasks[i].data, 24)));
     }
 }
+
+#[test]
+fn releasing_pages_of_a_file_mapping_changes_nothing() {
+    use std::io::Write;
+    let mut next = rng(17);
+    let data: Vec<u8> = (0..24 * 40_000).map(|_| next() as u8 & 0x3F).collect();
+    let mut file = tempfile::tempfile().unwrap();
+    file.write_all(&data).unwrap();
+    // SAFETY: the temporary file is private to this test and not modified while mapped.
+    let map = unsafe { memmap2::Mmap::map(&file) }.unwrap();
+    let mut o = opts(2, 24 * 512);
+    let plain = one(Dtype::Bf16, &map, &o);
+    o.release_pages = true;
+    let released = one(Dtype::Bf16, &map, &o);
+    assert_eq!(format!("{plain:?}"), format!("{released:?}"));
+    // And the mapping still reads the file's bytes afterwards.
+    assert_eq!(&map[..], &data[..]);
+}
