@@ -1,7 +1,8 @@
 //! Speed sanity check (not a test): times `compute_stats` on a large in-memory BF16 buffer against
 //! the raw-read floor, one pass summing u64 words over the same bytes with the same threads.
 //!
-//! Run: `cargo run --release -p eagle3-inspect-core --example stats_speed [GiB] [threads]`.
+//! Run: `cargo run --release -p eagle3-inspect-core --example stats_speed [GiB] [threads]`
+//! (`STATS_DTYPE=F8_E4M3` etc. for another dtype).
 
 use eagle3_inspect_core::stats::{compute_stats, StatsOptions, StatsTask};
 use eagle3_inspect_core::{Dtype, NoProgress};
@@ -41,6 +42,16 @@ fn main() {
         })
     });
 
+    // STATS_DTYPE picks another dtype for the same bytes (F32 and F16 read them as finite
+    // values; for 8-bit floats bit 6 is cleared so no byte is a NaN pattern).
+    let dtype = std::env::var("STATS_DTYPE")
+        .ok()
+        .and_then(|d| Dtype::parse(&d))
+        .unwrap_or(Dtype::Bf16);
+    if dtype.bits() == 8 {
+        data.iter_mut().for_each(|b| *b &= 0xBF);
+    }
+
     let floor = |data: &[u8]| -> u64 {
         pool.install(|| {
             data.par_chunks(6 << 20)
@@ -78,8 +89,8 @@ fn main() {
     }
     let (t_floor, c_floor) = best(&mut || sink = sink.wrapping_add(floor(&data)));
     let task = StatsTask {
-        dtype: Dtype::Bf16,
-        numel: len as u64 / 2,
+        dtype,
+        numel: len as u64 * 8 / dtype.bits(),
         data: &data,
     };
     let run = |hash: bool| {
@@ -110,8 +121,8 @@ fn main() {
         )
     };
     line("floor (sum u64)", t_floor, c_floor);
-    line("stats bf16", t_stats, c_stats);
-    line("stats bf16 + hash", t_hash, c_hash);
+    line(&format!("stats {dtype}"), t_stats, c_stats);
+    line(&format!("stats {dtype} + hash"), t_hash, c_hash);
 }
 
 /// User + system CPU seconds of this process so far.

@@ -1,14 +1,15 @@
 //! The per-chunk kernel: walks a chunk in fixed blocks of [`BLOCK_ELEMS`] elements, decodes each
 //! block into a reused `f64` scratch buffer (cache-resident), and accumulates its partial.
 //! BF16, F16 and F32 blocks go through the single-pass [`shifted`] kernel instead, and fall back
-//! to the buffer path only for blocks holding NaN or Inf.
+//! to the buffer path only for blocks holding NaN or Inf; byte-sized dtypes and F4 take the
+//! whole chunk through the exact [`histogram`] kernel.
 //!
 //! Block boundaries are fixed relative to the chunk start, and chunks are fixed by element index,
 //! so a chunk's partial depends only on its bytes.
 
 use super::moments::Moments;
 use super::partial::{IntAcc, Partial};
-use super::shifted;
+use super::{histogram, shifted};
 use crate::elements::{decode_into, le, unit_bytes, unit_elems, values_in};
 use crate::Dtype;
 use xxhash_rust::xxh3::Xxh3;
@@ -23,6 +24,9 @@ pub(crate) fn chunk_partial(
     mut hasher: Option<&mut Xxh3>,
     buf: &mut Vec<f64>,
 ) -> Partial {
+    if histogram::applies(dtype) {
+        return histogram::chunk_partial(dtype, bytes, hasher);
+    }
     let unit = unit_bytes(dtype);
     let block_bytes = (BLOCK_ELEMS / unit_elems(dtype)).max(1) * unit;
     let mut partial = Partial::EMPTY;

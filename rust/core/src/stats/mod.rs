@@ -9,9 +9,11 @@
 //!   available): f32 min/max/zero lanes, f64 sums of d and d² with d = x − K around a shift K
 //!   near the mean, retried with a better K when cancellation would cost precision
 //!   (see the `shifted` module).
+//! - BOOL, U8, I8, every FP8 and F4 chunks are counted into a 256-bin byte histogram; all
+//!   statistics then come exactly (counts, min, max, sums) or to a few ulps (mean, M2) from it.
 //! - Every other dtype, and any block holding NaN/Inf, is decoded exactly into a cache-resident
-//!   `f64` buffer (tables for FP8/F4/F6) and summarised with a corrected two-pass kernel;
-//!   non-finite values are counted and filtered first. Integers also get exact i128 sums.
+//!   `f64` buffer (a table for F6) and summarised with a corrected two-pass kernel; non-finite
+//!   values are counted and filtered first. Integers also get exact i128 sums.
 //!
 //! Block partials merge into chunk partials and chunk partials into the tensor result, always
 //! in element order with Chan's update; no step depends on the thread count, so results are
@@ -24,6 +26,7 @@
 mod chunk;
 mod engine;
 mod hash;
+mod histogram;
 #[cfg(target_arch = "x86_64")]
 mod kernel_avx2;
 pub mod moments;

@@ -69,3 +69,31 @@ fn c64_uses_magnitudes() {
     );
     assert_eq!((st.min, st.max, st.mean), (Some(0.0), Some(5.0), Some(2.5)));
 }
+
+#[test]
+fn byte_integers_via_histogram_are_exact() {
+    let mut next = rng(19);
+    let bytes: Vec<u8> = (0..24 * 5000).map(|_| next() as u8).collect();
+    for dtype in [Dtype::I8, Dtype::U8] {
+        let st = one(dtype, &bytes, &opts(2, 24 * 300));
+        let vals: Vec<i128> = bytes
+            .iter()
+            .map(|&b| {
+                if dtype == Dtype::I8 {
+                    i128::from(b as i8)
+                } else {
+                    i128::from(b)
+                }
+            })
+            .collect();
+        let (n, s1) = (vals.len() as i128, vals.iter().sum::<i128>());
+        let s2: i128 = vals.iter().map(|v| v * v).sum();
+        assert_eq!(st.int_sum, Some(s1));
+        assert_eq!(st.int_min, vals.iter().min().copied());
+        assert_eq!(st.int_max, vals.iter().max().copied());
+        assert_eq!(st.zeros, vals.iter().filter(|&&v| v == 0).count() as u64);
+        let var = (n * s2 - s1 * s1) as f64 / (n * n) as f64;
+        assert!(rel(st.std.unwrap(), var.sqrt()) < 1e-13);
+        assert!(rel(st.l2.unwrap(), (s2 as f64).sqrt()) < 1e-13);
+    }
+}
