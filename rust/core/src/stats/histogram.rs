@@ -134,6 +134,21 @@ fn int_acc(dtype: Dtype, counts: &[u64; 256]) -> IntAcc {
     acc
 }
 
+/// Neumaier's compensated sum.
+fn neumaier(terms: impl Iterator<Item = f64>) -> f64 {
+    let (mut sum, mut comp) = (0.0f64, 0.0f64);
+    for t in terms {
+        let s = sum + t;
+        comp += if sum.abs() >= t.abs() {
+            (sum - s) + t
+        } else {
+            (t - s) + sum
+        };
+        sum = s;
+    }
+    sum + comp
+}
+
 /// Moments of a weighted set of finite values, by the corrected two-pass over the bins.
 fn moments(bins: &[(f64, u64)]) -> Moments {
     let n: u64 = bins.iter().map(|b| b.1).sum();
@@ -141,7 +156,9 @@ fn moments(bins: &[(f64, u64)]) -> Moments {
         return Moments::EMPTY;
     }
     let nf = n as f64;
-    let mean0 = bins.iter().map(|&(v, c)| v * c as f64).sum::<f64>() / nf;
+    // Each v·c is exact; a compensated sum of them is then accurate to about one ulp even when
+    // positive and negative bins cancel (weights centred on 0).
+    let mean0 = neumaier(bins.iter().map(|&(v, c)| v * c as f64)) / nf;
     let (mut sd, mut sdd) = (0.0, 0.0);
     for &(v, c) in bins {
         let d = v - mean0;
@@ -150,7 +167,8 @@ fn moments(bins: &[(f64, u64)]) -> Moments {
     }
     Moments {
         n,
-        mean: mean0 + sd / nf,
+        // mean0 is already accurate to about an ulp; adding sd/n would only add rounding noise.
+        mean: mean0,
         m2: (sdd - sd * sd / nf).max(0.0),
         min: bins.iter().map(|b| b.0).fold(f64::INFINITY, f64::min),
         max: bins.iter().map(|b| b.0).fold(f64::NEG_INFINITY, f64::max),
