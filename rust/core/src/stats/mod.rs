@@ -27,9 +27,9 @@ mod chunk;
 mod engine;
 mod hash;
 mod histogram;
-#[cfg(target_arch = "x86_64")]
-mod kernel_avx2;
 pub mod moments;
+#[cfg(target_arch = "x86_64")]
+mod moments_avx2;
 mod partial;
 mod shifted;
 #[cfg(target_arch = "x86_64")]

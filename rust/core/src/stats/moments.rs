@@ -130,7 +130,7 @@ fn of_finite_with(v: &[f64], avx2: bool) -> Moments {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: only called with `avx2` true after the CPU check in `of_finite`.
         unsafe {
-            super::kernel_avx2::pass1(body, &mut acc1)
+            super::moments_avx2::pass1(body, &mut acc1)
         };
     } else {
         for c in body.chunks_exact(LANES) {
@@ -149,7 +149,7 @@ fn of_finite_with(v: &[f64], avx2: bool) -> Moments {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above.
         unsafe {
-            super::kernel_avx2::pass2(body, mean0, &mut acc2)
+            super::moments_avx2::pass2(body, mean0, &mut acc2)
         };
     } else {
         for c in body.chunks_exact(LANES) {
