@@ -4,6 +4,7 @@
 //! Used by the statistics engine and meant for the numeric diff. All decoders are exact: every
 //! value of every format up to F32 is representable in `f64`; integers above 2^53 round.
 
+pub(crate) mod cpu;
 pub mod minifloat;
 pub mod packed;
 #[cfg(target_arch = "x86_64")]
@@ -149,7 +150,7 @@ pub fn decode_into(dtype: Dtype, bytes: &[u8], out: &mut [f64]) -> usize {
         // bf16 is the top half of an f32: the shift is exact, including NaN and Inf.
         Dtype::Bf16 => {
             #[cfg(target_arch = "x86_64")]
-            let (bytes, out) = if std::arch::is_x86_feature_detected!("avx2") {
+            let (bytes, out) = if cpu::has_avx2() {
                 // SAFETY: the CPU supports AVX2, checked just above.
                 let done = unsafe { simd::decode_bf16(bytes, out) };
                 (&bytes[2 * done..], &mut out[done..])

@@ -44,11 +44,7 @@ impl Moments {
     /// Moments of `values`, which must all be finite (a non-finite value gives a non-finite mean;
     /// callers detect that and filter, see [`Moments::of_block`]).
     pub fn of_finite(values: &[f64]) -> Moments {
-        #[cfg(target_arch = "x86_64")]
-        let avx2 = std::arch::is_x86_feature_detected!("avx2");
-        #[cfg(not(target_arch = "x86_64"))]
-        let avx2 = false;
-        of_finite_with(values, avx2)
+        of_finite_with(values, crate::elements::cpu::has_avx2())
     }
 
     /// Moments of the finite values in `values`. When there are non-finite ones (detected by a
@@ -220,7 +216,7 @@ mod tests {
             .collect();
         v[17] = 0.0;
         v[18] = -0.0;
-        let a = of_finite_with(&v, std::arch::is_x86_feature_detected!("avx2"));
+        let a = of_finite_with(&v, crate::elements::cpu::has_avx2());
         let b = of_finite_with(&v, false);
         assert_eq!(a.mean.to_bits(), b.mean.to_bits());
         assert_eq!(a.m2.to_bits(), b.m2.to_bits());

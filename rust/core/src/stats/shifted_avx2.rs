@@ -4,6 +4,7 @@
 //! distance ahead: its accumulator chains alone keep too few loads in flight to stream memory.
 
 use super::shifted::Acc;
+use crate::elements::cpu::{has_avx2, has_avx2_f16c};
 use crate::Dtype;
 use std::arch::x86_64::*;
 
@@ -13,13 +14,13 @@ const PREFETCH_AHEAD: usize = 2048;
 /// Runs the first `n` (a multiple of 16) elements into `acc` when the CPU has the features the
 /// dtype needs; returns how many elements were done (0 when it could not run).
 pub(super) fn body(dtype: Dtype, bytes: &[u8], n: usize, k: f64, acc: &mut Acc) -> usize {
-    if !std::arch::is_x86_feature_detected!("avx2") {
+    if !has_avx2() {
         return 0;
     }
     match dtype {
         // SAFETY: AVX2 is present (checked above).
         Dtype::Bf16 => unsafe { run_avx2::<0>(bytes, n, k, acc) },
-        Dtype::F16 if std::arch::is_x86_feature_detected!("f16c") => {
+        Dtype::F16 if has_avx2_f16c() => {
             // SAFETY: AVX2 and F16C are present.
             unsafe { run_f16c(bytes, n, k, acc) }
         }

@@ -98,3 +98,27 @@ fn class_counts(dtype: Dtype, bytes: &[u8]) -> [u64; 4] {
     }
     out
 }
+
+#[test]
+fn portable_and_vector_paths_agree_bitwise() {
+    use crate::elements::cpu::FORCE_PORTABLE;
+    use std::sync::atomic::Ordering;
+    // Random bytes with NaN/Inf-free and special-laden variants, many blocks and chunks.
+    let mut next = rng(23);
+    let noisy: Vec<u8> = (0..24 * 3000).map(|_| next() as u8).collect();
+    let tame: Vec<u8> = noisy
+        .iter()
+        .enumerate()
+        .map(|(i, b)| if i % 2 == 1 { b & 0x3F } else { *b })
+        .collect();
+    for data in [&noisy, &tame] {
+        for dtype in Dtype::ALL {
+            let vector = one(dtype, data, &opts(2, 24 * 250));
+            // Other tests running meanwhile are unaffected: both paths give the same bits.
+            FORCE_PORTABLE.store(true, Ordering::Relaxed);
+            let portable = one(dtype, data, &opts(2, 24 * 250));
+            FORCE_PORTABLE.store(false, Ordering::Relaxed);
+            assert_eq!(format!("{vector:?}"), format!("{portable:?}"), "{dtype}");
+        }
+    }
+}
