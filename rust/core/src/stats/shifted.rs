@@ -22,12 +22,19 @@ const LANES: usize = 16;
 /// f32 min/max/zero lanes: element i goes to lane i % 8.
 const LANES32: usize = 8;
 
-/// Lane accumulators: f32 min, max, zero count; f64 Σd, Σd².
+/// Lane accumulators: f32 min, max, zero count (F16, F32) or their BF16 integer-key versions;
+/// f64 Σd, Σd².
 #[derive(Clone, Copy)]
 pub(super) struct Acc {
     pub lo: [f32; LANES32],
     pub hi: [f32; LANES32],
     pub zeros: [f32; LANES32],
+    /// BF16: smallest [`bf16_key`] per lane (element i → lane i % 16).
+    pub kmin: [i16; LANES],
+    /// BF16: largest key per lane.
+    pub kmax: [i16; LANES],
+    /// BF16: zero count per lane (at most 256 per block and lane).
+    pub kzeros: [i16; LANES],
     pub s1: [f64; LANES],
     pub s2: [f64; LANES],
 }
@@ -37,6 +44,9 @@ impl Acc {
         lo: [f32::INFINITY; LANES32],
         hi: [f32::NEG_INFINITY; LANES32],
         zeros: [0.0; LANES32],
+        kmin: [i16::MAX; LANES],
+        kmax: [i16::MIN; LANES],
+        kzeros: [0; LANES],
         s1: [0.0; LANES],
         s2: [0.0; LANES],
     };
@@ -53,6 +63,40 @@ impl Acc {
         self.s1[l] += d;
         self.s2[l] += d * d;
     }
+
+    /// Adds BF16 element `i` with raw bits `b`: min, max and zeros on integer keys (cheaper
+    /// than float compares in the vector loop), sums as for the other dtypes.
+    #[inline(always)]
+    fn step_bf16(&mut self, i: usize, b: u16, k: f64) {
+        let l = i % LANES;
+        let key = bf16_key(b);
+        self.kmin[l] = self.kmin[l].min(key);
+        self.kmax[l] = self.kmax[l].max(key);
+        self.kzeros[l] += i16::from(b & 0x7FFF == 0);
+        let d = f64::from(f32::from_bits(u32::from(b) << 16)) - k;
+        self.s1[l] += d;
+        self.s2[l] += d * d;
+    }
+}
+
+/// A signed integer whose order is the float order of non-NaN BF16 bits (−0 sorts just below
+/// +0): negative values get their magnitude bits flipped. Its own inverse.
+#[inline(always)]
+pub(super) fn bf16_key(b: u16) -> i16 {
+    let b = b as i16;
+    b ^ ((b >> 15) & 0x7FFF)
+}
+
+/// The BF16 value of a key.
+fn bf16_of_key(key: i16) -> f64 {
+    let bits = bf16_key(key as u16) as u16;
+    f64::from(f32::from_bits(u32::from(bits) << 16))
+}
+
+/// The raw bits of BF16 element `i`.
+#[inline(always)]
+fn bf16_bits(bytes: &[u8], i: usize) -> u16 {
+    u16::from_le_bytes(le(&bytes[2 * i..]))
 }
 
 /// True for the dtypes this kernel handles.
@@ -105,12 +149,7 @@ fn run(dtype: Dtype, bytes: &[u8], n: usize, k: f64) -> Option<Run> {
     let done = super::shifted_avx2::body(dtype, bytes, body, k, &mut acc);
     #[cfg(not(target_arch = "x86_64"))]
     let done = 0;
-    for i in done..body {
-        acc.step(i, load(dtype, bytes, i), k);
-    }
-    for i in body..n {
-        acc.step(i, load(dtype, bytes, i), k);
-    }
+    portable(dtype, bytes, done..n, k, &mut acc);
     let sum = |l: [f64; LANES]| {
         let q = |i: usize| (l[i] + l[i + 1]) + (l[i + 2] + l[i + 3]);
         (q(0) + q(4)) + (q(8) + q(12))
@@ -120,27 +159,51 @@ fn run(dtype: Dtype, bytes: &[u8], n: usize, k: f64) -> Option<Run> {
         return None;
     }
     let nf = n as f64;
-    let zeros: f32 = acc.zeros.iter().sum();
+    let (min, max, zeros) = if dtype == Dtype::Bf16 {
+        let kmin = acc.kmin.into_iter().fold(i16::MAX, i16::min);
+        let kmax = acc.kmax.into_iter().fold(i16::MIN, i16::max);
+        let zeros: i64 = acc.kzeros.iter().map(|&z| i64::from(z)).sum();
+        (bf16_of_key(kmin), bf16_of_key(kmax), zeros as u64)
+    } else {
+        let zeros: f32 = acc.zeros.iter().sum();
+        (
+            f64::from(acc.lo.into_iter().fold(f32::INFINITY, f32::min)),
+            f64::from(acc.hi.into_iter().fold(f32::NEG_INFINITY, f32::max)),
+            zeros as u64,
+        )
+    };
     Some(Run {
         moments: Moments {
             n: n as u64,
             mean: k + sd / nf,
             m2: (sdd - sd * sd / nf).max(0.0),
-            min: f64::from(acc.lo.into_iter().fold(f32::INFINITY, f32::min)),
-            max: f64::from(acc.hi.into_iter().fold(f32::NEG_INFINITY, f32::max)),
-            zeros: zeros as u64,
+            min,
+            max,
+            zeros,
         },
         sdd,
     })
+}
+
+/// The portable loop over elements `range`.
+#[inline(always)]
+fn portable(dtype: Dtype, bytes: &[u8], range: std::ops::Range<usize>, k: f64, acc: &mut Acc) {
+    if dtype == Dtype::Bf16 {
+        for i in range {
+            acc.step_bf16(i, bf16_bits(bytes, i), k);
+        }
+    } else {
+        for i in range {
+            acc.step(i, load(dtype, bytes, i), k);
+        }
+    }
 }
 
 /// The portable body loop, for tests comparing it with the vector one.
 #[cfg(test)]
 pub(super) fn run_portable(dtype: Dtype, bytes: &[u8], n: usize, k: f64) -> Acc {
     let mut acc = Acc::NEW;
-    for i in 0..n / LANES * LANES {
-        acc.step(i, load(dtype, bytes, i), k);
-    }
+    portable(dtype, bytes, 0..n / LANES * LANES, k, &mut acc);
     acc
 }
 
@@ -153,8 +216,6 @@ pub(super) fn run_dispatched(dtype: Dtype, bytes: &[u8], n: usize, k: f64) -> Ac
     let done = super::shifted_avx2::body(dtype, bytes, body, k, &mut acc);
     #[cfg(not(target_arch = "x86_64"))]
     let done = 0;
-    for i in done..body {
-        acc.step(i, load(dtype, bytes, i), k);
-    }
+    portable(dtype, bytes, done..body, k, &mut acc);
     acc
 }

@@ -19,7 +19,7 @@ pub(super) fn body(dtype: Dtype, bytes: &[u8], n: usize, k: f64, acc: &mut Acc) 
     }
     match dtype {
         // SAFETY: AVX2 is present (checked above).
-        Dtype::Bf16 => unsafe { run_avx2::<0>(bytes, n, k, acc) },
+        Dtype::Bf16 => unsafe { run_bf16(bytes, n, k, acc) },
         Dtype::F16 if has_avx2_f16c() => {
             // SAFETY: AVX2 and F16C are present.
             unsafe { run_f16c(bytes, n, k, acc) }
@@ -142,6 +142,85 @@ unsafe fn run<const KIND: u8>(bytes: &[u8], n: usize, k: f64, acc: &mut Acc) -> 
         _mm256_storeu_ps(acc.lo.as_mut_ptr(), lo);
         _mm256_storeu_ps(acc.hi.as_mut_ptr(), hi);
         _mm256_storeu_ps(acc.zeros.as_mut_ptr(), z);
+        n
+    }
+}
+
+/// The BF16 loop: min, max and zeros on 16 integer keys per step ([`super::shifted::bf16_key`]),
+/// which keeps the float ports free for the f64 sums.
+#[target_feature(enable = "avx2")]
+unsafe fn run_bf16(bytes: &[u8], n: usize, k: f64, acc: &mut Acc) -> usize {
+    let n = n.min(bytes.len() / 2) / 16 * 16;
+    // SAFETY: AVX2 is enabled here. Every pointer access is in bounds: the arrays of `acc` hold
+    // 16 i16 or 16 f64 (read and written in groups of 16 or 4), and the loop reads 16 elements
+    // (32 bytes) at element i with i + 16 <= n <= bytes.len() / 2. All loads and stores are
+    // unaligned ones. The prefetch address uses wrapping arithmetic and prefetches never fault.
+    unsafe {
+        let (mut s1a, mut s1b) = (
+            _mm256_loadu_pd(acc.s1.as_ptr()),
+            _mm256_loadu_pd(acc.s1.as_ptr().add(4)),
+        );
+        let (mut s1c, mut s1d) = (
+            _mm256_loadu_pd(acc.s1.as_ptr().add(8)),
+            _mm256_loadu_pd(acc.s1.as_ptr().add(12)),
+        );
+        let (mut s2a, mut s2b) = (
+            _mm256_loadu_pd(acc.s2.as_ptr()),
+            _mm256_loadu_pd(acc.s2.as_ptr().add(4)),
+        );
+        let (mut s2c, mut s2d) = (
+            _mm256_loadu_pd(acc.s2.as_ptr().add(8)),
+            _mm256_loadu_pd(acc.s2.as_ptr().add(12)),
+        );
+        let mut kmin = _mm256_loadu_si256(acc.kmin.as_ptr().cast());
+        let mut kmax = _mm256_loadu_si256(acc.kmax.as_ptr().cast());
+        let mut kz = _mm256_loadu_si256(acc.kzeros.as_ptr().cast());
+        let kv = _mm256_set1_pd(k);
+        let magnitude = _mm256_set1_epi16(0x7FFF);
+        let zero = _mm256_setzero_si256();
+        let base = bytes.as_ptr();
+        let mut i = 0;
+        while i < n {
+            let p = base.add(2 * i);
+            _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(PREFETCH_AHEAD).cast());
+            let v = _mm256_loadu_si256(p.cast());
+            let key = _mm256_xor_si256(v, _mm256_and_si256(_mm256_srai_epi16::<15>(v), magnitude));
+            kmin = _mm256_min_epi16(kmin, key);
+            kmax = _mm256_max_epi16(kmax, key);
+            kz = _mm256_sub_epi16(kz, _mm256_cmpeq_epi16(_mm256_and_si256(v, magnitude), zero));
+            let xa = _mm256_castsi256_ps(_mm256_slli_epi32::<16>(_mm256_cvtepu16_epi32(
+                _mm256_castsi256_si128(v),
+            )));
+            let xb = _mm256_castsi256_ps(_mm256_slli_epi32::<16>(_mm256_cvtepu16_epi32(
+                _mm256_extracti128_si256::<1>(v),
+            )));
+            let da = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(xa)), kv);
+            let db = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_extractf128_ps::<1>(xa)), kv);
+            let dc = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(xb)), kv);
+            let dd = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_extractf128_ps::<1>(xb)), kv);
+            s1a = _mm256_add_pd(s1a, da);
+            s1b = _mm256_add_pd(s1b, db);
+            s1c = _mm256_add_pd(s1c, dc);
+            s1d = _mm256_add_pd(s1d, dd);
+            s2a = _mm256_add_pd(s2a, _mm256_mul_pd(da, da));
+            s2b = _mm256_add_pd(s2b, _mm256_mul_pd(db, db));
+            s2c = _mm256_add_pd(s2c, _mm256_mul_pd(dc, dc));
+            s2d = _mm256_add_pd(s2d, _mm256_mul_pd(dd, dd));
+            i += 16;
+        }
+        let s1 = acc.s1.as_mut_ptr();
+        let s2 = acc.s2.as_mut_ptr();
+        _mm256_storeu_pd(s1, s1a);
+        _mm256_storeu_pd(s1.add(4), s1b);
+        _mm256_storeu_pd(s1.add(8), s1c);
+        _mm256_storeu_pd(s1.add(12), s1d);
+        _mm256_storeu_pd(s2, s2a);
+        _mm256_storeu_pd(s2.add(4), s2b);
+        _mm256_storeu_pd(s2.add(8), s2c);
+        _mm256_storeu_pd(s2.add(12), s2d);
+        _mm256_storeu_si256(acc.kmin.as_mut_ptr().cast(), kmin);
+        _mm256_storeu_si256(acc.kmax.as_mut_ptr().cast(), kmax);
+        _mm256_storeu_si256(acc.kzeros.as_mut_ptr().cast(), kz);
         n
     }
 }

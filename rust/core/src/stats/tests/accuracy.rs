@@ -116,6 +116,16 @@ fn shifted_vector_and_portable_loops_agree_bitwise() {
         let bits = |v: [f64; 16]| v.map(f64::to_bits);
         assert_eq!(bits(a.s1), bits(b.s1), "{dtype}");
         assert_eq!(bits(a.s2), bits(b.s2), "{dtype}");
-        assert!(a.zeros.iter().sum::<f32>() >= 2.0);
+        assert_eq!(
+            (a.kmin, a.kmax, a.kzeros),
+            (b.kmin, b.kmax, b.kzeros),
+            "{dtype}"
+        );
+        let zeros = if dtype == Dtype::Bf16 {
+            a.kzeros.iter().map(|&z| f32::from(z)).sum::<f32>()
+        } else {
+            a.zeros.iter().sum::<f32>()
+        };
+        assert!(zeros >= 2.0, "{dtype}");
     }
 }
