@@ -1,7 +1,8 @@
-//! AVX2 body loop of the shifted kernel ([`super::shifted`]): 16 elements per step, with two
-//! independent sets of f64 sum accumulators (lanes 0-7 and 8-15) and one set of f32 min/max/zero
-//! lanes; lane for lane the same operations, in the same order, as the portable loop. The loop also prefetches a fixed
-//! distance ahead: its accumulator chains alone keep too few loads in flight to stream memory.
+//! AVX2 body loops of the shifted kernel ([`super::shifted`]): 16 elements per step into 16 f64
+//! sum lanes (four registers of 4), with min/max/zero lanes as f32 (F16, F32: 8 lanes) or as
+//! 16-bit integer keys (BF16: 16 lanes); lane for lane the same operations, in the same order, as
+//! the portable loop. The loops also prefetch a fixed distance ahead: their accumulator chains
+//! alone keep too few loads in flight to stream from memory.
 
 use super::shifted::Acc;
 use crate::elements::cpu::{has_avx2, has_avx2_f16c};
@@ -25,15 +26,15 @@ pub(super) fn body(dtype: Dtype, bytes: &[u8], n: usize, k: f64, acc: &mut Acc) 
             unsafe { run_f16c(bytes, n, k, acc) }
         }
         // SAFETY: AVX2 is present.
-        Dtype::F32 => unsafe { run_avx2::<2>(bytes, n, k, acc) },
+        Dtype::F32 => unsafe { run_f32(bytes, n, k, acc) },
         _ => 0,
     }
 }
 
 #[target_feature(enable = "avx2")]
-unsafe fn run_avx2<const KIND: u8>(bytes: &[u8], n: usize, k: f64, acc: &mut Acc) -> usize {
-    // SAFETY: AVX2 is enabled here; KIND is 0 or 2, which need nothing more.
-    unsafe { run::<KIND>(bytes, n, k, acc) }
+unsafe fn run_f32(bytes: &[u8], n: usize, k: f64, acc: &mut Acc) -> usize {
+    // SAFETY: AVX2 is enabled here, and F32 (KIND 2) needs nothing more.
+    unsafe { run::<2>(bytes, n, k, acc) }
 }
 
 #[target_feature(enable = "avx2,f16c")]
@@ -42,7 +43,7 @@ unsafe fn run_f16c(bytes: &[u8], n: usize, k: f64, acc: &mut Acc) -> usize {
     unsafe { run::<1>(bytes, n, k, acc) }
 }
 
-/// Loads 8 elements at `p` as f32 lanes. `KIND`: 0 BF16, 1 F16, 2 F32.
+/// Loads 8 elements at `p` as f32 lanes. `KIND`: 1 F16, 2 F32.
 ///
 /// # Safety
 /// 8 elements must be readable at `p`, and the CPU must have AVX2 (and F16C for `KIND == 1`).
@@ -51,10 +52,6 @@ unsafe fn load8<const KIND: u8>(p: *const u8) -> __m256 {
     // SAFETY: per the caller; unaligned loads are allowed.
     unsafe {
         match KIND {
-            0 => {
-                let h = _mm_loadu_si128(p.cast());
-                _mm256_castsi256_ps(_mm256_slli_epi32::<16>(_mm256_cvtepu16_epi32(h)))
-            }
             1 => _mm256_cvtph_ps(_mm_loadu_si128(p.cast())),
             _ => _mm256_loadu_ps(p.cast()),
         }
