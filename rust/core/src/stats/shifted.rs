@@ -1,7 +1,8 @@
 //! The fast kernel for BF16, F16 and F32 blocks: one pass straight from the bytes, no `f64`
-//! buffer. Values are widened to f32 (exact), min/max and the zero count stay in f32 lanes, and
-//! Σd, Σd² with d = x − K are summed in f64 lanes around a shift K close to the block's mean
-//! (the previous block's mean, or the chunk's first value).
+//! buffer. Values are widened to f32 (exact); min/max and the zero count stay in f32 lanes (BF16:
+//! in 16-bit integer keys ordered like the floats); Σd, Σd² with d = x − K are summed in f64
+//! lanes around a shift K close to the block's mean (the previous block's mean, or the chunk's
+//! first value).
 //!
 //! Accuracy: M2 = Σd² − (Σd)²/n loses about log2(Σd² / M2) bits to cancellation. When that
 //! exceeds 10 bits (K far from the mean, e.g. an outlier first value), the block is redone with K
@@ -9,8 +10,8 @@
 //! non-finite; the caller then redoes the block on the classifying path.
 //!
 //! Determinism: sum lane `l` of 16 sees elements `l, l+16, ...` and min/max/zero lane `m` of 8
-//! sees `m, m+8, ...`, in order, on both the portable and the AVX2 path, with the same
-//! operations, so both give the same bits.
+//! (BF16: of 16) sees `m, m+8, ...` (`m, m+16, ...`), in order, on both the portable and the AVX2
+//! path, with the same operations, so both give the same bits.
 
 use super::moments::Moments;
 use crate::elements::le;
