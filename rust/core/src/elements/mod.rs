@@ -4,8 +4,11 @@
 //! Used by the statistics engine and meant for the numeric diff. All decoders are exact: every
 //! value of every format up to F32 is representable in `f64`; integers above 2^53 round.
 
+pub(crate) mod cpu;
 pub mod minifloat;
 pub mod packed;
+#[cfg(target_arch = "x86_64")]
+mod simd;
 
 use crate::{Dtype, Error, Result};
 use half::f16;
@@ -99,57 +102,77 @@ pub fn decode_f64(dtype: Dtype, bytes: &[u8], out: &mut Vec<f64>) -> Result<()> 
             bytes.len()
         )));
     }
-    decode_units(dtype, bytes, out);
+    let first = out.len();
+    out.resize(first + values_in(dtype, bytes.len()), 0.0);
+    decode_into(dtype, bytes, &mut out[first..]);
     Ok(())
 }
 
-/// [`decode_f64`] without the length check: a trailing partial unit is ignored.
+/// How many `f64` values [`decode_f64`] produces for `len` bytes (two per C64 element).
+pub fn values_in(dtype: Dtype, len: usize) -> usize {
+    let values_per_unit = if dtype == Dtype::C64 {
+        2
+    } else {
+        unit_elems(dtype)
+    };
+    len / unit_bytes(dtype) * values_per_unit
+}
+
+/// Decodes the whole units of `bytes` into the front of `out`, as [`decode_f64`] does; stops when
+/// either runs out. Returns how many values were written.
 #[inline]
-pub(crate) fn decode_units(dtype: Dtype, bytes: &[u8], out: &mut Vec<f64>) {
+pub fn decode_into(dtype: Dtype, bytes: &[u8], out: &mut [f64]) -> usize {
+    let n = values_in(dtype, bytes.len()).min(out.len());
+    let out = &mut out[..n];
+    macro_rules! each {
+        ($width:expr, |$c:ident| $value:expr) => {
+            for (o, $c) in out.iter_mut().zip(bytes.chunks_exact($width)) {
+                *o = $value;
+            }
+        };
+    }
     macro_rules! ints {
         ($t:ty) => {
-            out.extend(
-                bytes
-                    .chunks_exact(size_of::<$t>())
-                    .map(|c| <$t>::from_le_bytes(le(c)) as f64),
-            )
+            each!(size_of::<$t>(), |c| <$t>::from_le_bytes(le(c)) as f64)
         };
     }
     match dtype {
-        Dtype::Bool => out.extend(bytes.iter().map(|&b| f64::from(u8::from(b != 0)))),
-        Dtype::U8 => out.extend(bytes.iter().map(|&b| f64::from(b))),
-        Dtype::I8 => out.extend(bytes.iter().map(|&b| f64::from(b as i8))),
+        Dtype::Bool => each!(1, |c| f64::from(u8::from(c[0] != 0))),
+        Dtype::U8 => each!(1, |c| f64::from(c[0])),
+        Dtype::I8 => each!(1, |c| f64::from(c[0] as i8)),
         Dtype::I16 => ints!(i16),
         Dtype::U16 => ints!(u16),
         Dtype::I32 => ints!(i32),
         Dtype::U32 => ints!(u32),
         Dtype::I64 => ints!(i64),
         Dtype::U64 => ints!(u64),
-        Dtype::F16 => out.extend(
-            bytes
-                .chunks_exact(2)
-                .map(|c| f16::from_bits(u16::from_le_bytes(le(c))).to_f64()),
-        ),
-        Dtype::Bf16 => out.extend(bytes.chunks_exact(2).map(|c| {
-            // bf16 is the top half of an f32: the shift is exact, including NaN and Inf.
-            f64::from(f32::from_bits(u32::from(u16::from_le_bytes(le(c))) << 16))
-        })),
-        Dtype::F32 | Dtype::C64 => out.extend(
-            bytes
-                .chunks_exact(4)
-                .map(|c| f64::from(f32::from_le_bytes(le(c)))),
-        ),
-        Dtype::F64 => out.extend(bytes.chunks_exact(8).map(|c| f64::from_le_bytes(le(c)))),
+        Dtype::F16 => each!(2, |c| f16::from_bits(u16::from_le_bytes(le(c))).to_f64()),
+        // bf16 is the top half of an f32: the shift is exact, including NaN and Inf.
+        Dtype::Bf16 => {
+            #[cfg(target_arch = "x86_64")]
+            let (bytes, out) = if cpu::has_avx2() {
+                // SAFETY: the CPU supports AVX2, checked just above.
+                let done = unsafe { simd::decode_bf16(bytes, out) };
+                (&bytes[2 * done..], &mut out[done..])
+            } else {
+                (bytes, out)
+            };
+            for (o, c) in out.iter_mut().zip(bytes.chunks_exact(2)) {
+                *o = f64::from(f32::from_bits(u32::from(u16::from_le_bytes(le(c))) << 16));
+            }
+        }
+        Dtype::F32 | Dtype::C64 => each!(4, |c| f64::from(f32::from_le_bytes(le(c)))),
+        Dtype::F64 => each!(8, |c| f64::from_le_bytes(le(c))),
         Dtype::F8E4M3 | Dtype::F8E5M2 | Dtype::F8E8M0 | Dtype::F8E4M3Fnuz | Dtype::F8E5M2Fnuz => {
             if let Some(table) = byte_table(dtype) {
-                out.extend(bytes.iter().map(|&b| table[b as usize]));
+                each!(1, |c| table[c[0] as usize]);
             }
         }
         Dtype::F4 => {
-            for &b in bytes {
+            for (o, &b) in out.chunks_exact_mut(2).zip(bytes) {
                 let [lo, hi] = packed::f4_nibbles(b);
-                out.push(E2M1FN_TABLE[lo as usize]);
-                out.push(E2M1FN_TABLE[hi as usize]);
+                o[0] = E2M1FN_TABLE[lo as usize];
+                o[1] = E2M1FN_TABLE[hi as usize];
             }
         }
         Dtype::F6E2M3 | Dtype::F6E3M2 => {
@@ -158,12 +181,15 @@ pub(crate) fn decode_units(dtype: Dtype, bytes: &[u8], out: &mut Vec<f64>) {
             } else {
                 &E3M2FN_TABLE
             };
-            for g in bytes.chunks_exact(3) {
+            for (o, g) in out.chunks_exact_mut(4).zip(bytes.chunks_exact(3)) {
                 let codes = packed::f6_codes(le(g));
-                out.extend(codes.iter().map(|&c| table[c as usize]));
+                for k in 0..4 {
+                    o[k] = table[codes[k] as usize];
+                }
             }
         }
     }
+    n
 }
 
 /// Classifies raw element bits by the format's own rules (for integer and BOOL dtypes: zero or

@@ -46,6 +46,9 @@ fn f16_matches_formula() {
 
 #[test]
 fn bf16_matches_formula() {
+    // One call over all patterns, so the vector decode path (8 at a time) is exercised too.
+    let all: Vec<u8> = (0..=u16::MAX).flat_map(u16::to_le_bytes).collect();
+    let decoded = decode_one(Dtype::Bf16, &all);
     for bits in 0..=u16::MAX {
         let (s, e, m) = (bits >> 15, (bits >> 7) & 0xFF, bits & 0x7F);
         if e == 0xFF {
@@ -57,11 +60,14 @@ fn bf16_matches_formula() {
             (1.0 + f64::from(m) / 128.0) * 2f64.powi(i32::from(e) - 127)
         };
         let want = if s == 1 { -mag } else { mag };
-        assert_eq!(
-            decode_one(Dtype::Bf16, &bits.to_le_bytes())[0],
-            want,
-            "{bits:#x}"
-        );
+        assert_eq!(decoded[bits as usize], want, "{bits:#x}");
+        let single = decode_one(Dtype::Bf16, &bits.to_le_bytes())[0];
+        assert_eq!(single, want, "{bits:#x}");
+    }
+    // The NaN and Inf patterns keep their class on the vector path too.
+    for bits in 0..=u16::MAX {
+        let class = classify_bits(Dtype::Bf16, u64::from(bits));
+        assert_eq!(classify(decoded[bits as usize]), class, "{bits:#x}");
     }
 }
 

@@ -1,12 +1,16 @@
 //! The per-chunk kernel: walks a chunk in fixed blocks of [`BLOCK_ELEMS`] elements, decodes each
 //! block into a reused `f64` scratch buffer (cache-resident), and accumulates its partial.
+//! BF16, F16 and F32 blocks go through the single-pass [`shifted`] kernel instead, and fall back
+//! to the buffer path only for blocks holding NaN or Inf; byte-sized dtypes and F4 take the
+//! whole chunk through the exact [`histogram`] kernel.
 //!
 //! Block boundaries are fixed relative to the chunk start, and chunks are fixed by element index,
 //! so a chunk's partial depends only on its bytes.
 
 use super::moments::Moments;
 use super::partial::{IntAcc, Partial};
-use crate::elements::{decode_units, le, unit_bytes, unit_elems};
+use super::{histogram, shifted};
+use crate::elements::{decode_into, le, unit_bytes, unit_elems, values_in};
 use crate::Dtype;
 use xxhash_rust::xxh3::Xxh3;
 
@@ -20,20 +24,74 @@ pub(crate) fn chunk_partial(
     mut hasher: Option<&mut Xxh3>,
     buf: &mut Vec<f64>,
 ) -> Partial {
-    let block_bytes = (BLOCK_ELEMS / unit_elems(dtype)).max(1) * unit_bytes(dtype);
+    if histogram::applies(dtype) {
+        return histogram::chunk_partial(dtype, bytes, hasher);
+    }
+    let unit = unit_bytes(dtype);
+    let block_bytes = (BLOCK_ELEMS / unit_elems(dtype)).max(1) * unit;
     let mut partial = Partial::EMPTY;
-    for block in bytes.chunks(block_bytes) {
+    let fast = shifted::applies(dtype);
+    // The shift of the fast kernel: the chunk's first value, then each block's mean.
+    let mut shift = 0.0;
+    if fast && !bytes.is_empty() {
+        shift = f64::from(shifted::load(dtype, bytes, 0));
+        if !shift.is_finite() {
+            shift = 0.0;
+        }
+    }
+    let mut blocks = bytes.chunks(block_bytes).peekable();
+    while let Some(block) = blocks.next() {
+        // The fast kernel prefetches inside its loop.
+        if let (false, Some(next)) = (fast, blocks.peek()) {
+            prefetch(next);
+        }
         if let Some(h) = hasher.as_deref_mut() {
             h.update(block);
         }
-        partial.merge(&block_partial(dtype, block, buf));
+        let quick = if fast {
+            shifted::block(dtype, block, block.len() / unit, shift)
+        } else {
+            None
+        };
+        match quick {
+            Some(moments) => {
+                if moments.n > 0 {
+                    shift = moments.mean;
+                }
+                partial.merge(&Partial {
+                    moments,
+                    ..Partial::EMPTY
+                });
+            }
+            None => partial.merge(&block_partial(dtype, block, buf)),
+        }
     }
     partial
 }
 
+/// Asks the CPU to start loading `bytes` (the next block) into cache while the current block is
+/// computed: the kernels' accumulator chains otherwise keep too few loads in flight to stream
+/// from memory at full speed.
+#[inline(always)]
+fn prefetch(bytes: &[u8]) {
+    #[cfg(target_arch = "x86_64")]
+    for line in bytes.chunks(64) {
+        // SAFETY: prefetching is a hint that never faults; the address is inside `bytes`. SSE is
+        // part of the x86_64 baseline.
+        unsafe {
+            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                line.as_ptr().cast(),
+            )
+        };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = bytes;
+}
+
 fn block_partial(dtype: Dtype, block: &[u8], buf: &mut Vec<f64>) -> Partial {
-    buf.clear();
-    decode_units(dtype, block, buf);
+    // Resizing only ever grows the buffer once per worker; decode overwrites what it keeps.
+    buf.resize(values_in(dtype, block.len()), 0.0);
+    decode_into(dtype, block, buf);
     let mut p = Partial::EMPTY;
     if dtype == Dtype::C64 {
         c64_magnitudes(buf, &mut p);

@@ -4,7 +4,7 @@
 //! Accuracy: each block (a few thousand values, cache-resident) is done in two passes: the sum
 //! gives a provisional mean, then Σ(x−mean) and Σ(x−mean)² give a corrected mean and M2 (the
 //! "corrected two-pass" algorithm). Blocks and chunks are combined with Chan et al.'s pairwise
-//! update in a fixed order. Nothing here ever forms E[x²]−E[x]², so data with mean ≫ std (norm
+//! update in a fixed order. Nothing here ever forms `E[x²]−E[x]²`, so data with mean ≫ std (norm
 //! weights ≈ 1 ± 1e-4) keeps full relative accuracy in the std.
 //!
 //! Determinism: the kernel sums in 8 fixed lanes combined in a fixed tree, and Rust never fuses
@@ -44,14 +44,7 @@ impl Moments {
     /// Moments of `values`, which must all be finite (a non-finite value gives a non-finite mean;
     /// callers detect that and filter, see [`Moments::of_block`]).
     pub fn of_finite(values: &[f64]) -> Moments {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if std::arch::is_x86_feature_detected!("avx2") {
-                // SAFETY: the CPU supports AVX2, checked just above.
-                return unsafe { of_finite_avx2(values) };
-            }
-        }
-        of_finite_lanes(values)
+        of_finite_with(values, crate::elements::cpu::has_avx2())
     }
 
     /// Moments of the finite values in `values`. When there are non-finite ones (detected by a
@@ -93,67 +86,85 @@ impl Moments {
     }
 }
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn of_finite_avx2(values: &[f64]) -> Moments {
-    of_finite_lanes(values)
-}
-
 /// Sums lanes in a fixed tree.
 #[inline(always)]
 fn lane_sum(l: [f64; LANES]) -> f64 {
     ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]))
 }
 
+/// Pass-1 lane update: sum, min, max, zero count.
 #[inline(always)]
-fn of_finite_lanes(v: &[f64]) -> Moments {
+fn step1(acc: &mut [[f64; LANES]; 4], l: usize, x: f64) {
+    acc[0][l] += x;
+    acc[1][l] = if x < acc[1][l] { x } else { acc[1][l] };
+    acc[2][l] = if x > acc[2][l] { x } else { acc[2][l] };
+    acc[3][l] += if x == 0.0 { 1.0 } else { 0.0 };
+}
+
+/// Pass-2 lane update: Σd and Σd² for d = x − mean.
+#[inline(always)]
+fn step2(acc: &mut [[f64; LANES]; 2], l: usize, x: f64, mean: f64) {
+    let d = x - mean;
+    acc[0][l] += d;
+    acc[1][l] += d * d;
+}
+
+/// The corrected two-pass kernel; `avx2` selects the vector loops (caller checked the CPU).
+fn of_finite_with(v: &[f64], avx2: bool) -> Moments {
     if v.is_empty() {
         return Moments::EMPTY;
     }
-    let mut sum = [0.0f64; LANES];
-    let mut lo = [f64::INFINITY; LANES];
-    let mut hi = [f64::NEG_INFINITY; LANES];
-    let mut zeros = [0u64; LANES];
-    let mut pass1 = |c: &[f64]| {
-        for l in 0..c.len() {
-            let x = c[l];
-            sum[l] += x;
-            lo[l] = if x < lo[l] { x } else { lo[l] };
-            hi[l] = if x > hi[l] { x } else { hi[l] };
-            zeros[l] += u64::from(x == 0.0);
+    let (body, rest) = v.split_at(v.len() / LANES * LANES);
+    // Zero counts are kept in f64 (exact below 2^53) so the vector compare stays in float lanes.
+    let mut acc1 = [
+        [0.0; LANES],
+        [f64::INFINITY; LANES],
+        [f64::NEG_INFINITY; LANES],
+        [0.0; LANES],
+    ];
+    if avx2 {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: only called with `avx2` true after the CPU check in `of_finite`.
+        unsafe {
+            super::moments_avx2::pass1(body, &mut acc1)
+        };
+    } else {
+        for c in body.chunks_exact(LANES) {
+            for (l, &x) in c.iter().enumerate() {
+                step1(&mut acc1, l, x);
+            }
         }
-    };
-    let chunks = v.chunks_exact(LANES);
-    let rest = chunks.remainder();
-    for c in chunks {
-        pass1(c);
     }
-    pass1(rest);
+    for (l, &x) in rest.iter().enumerate() {
+        step1(&mut acc1, l, x);
+    }
     let nf = v.len() as f64;
-    let mean0 = lane_sum(sum) / nf;
-    let mut d1 = [0.0f64; LANES];
-    let mut d2 = [0.0f64; LANES];
-    let mut pass2 = |c: &[f64]| {
-        for l in 0..c.len() {
-            let d = c[l] - mean0;
-            d1[l] += d;
-            d2[l] += d * d;
+    let mean0 = lane_sum(acc1[0]) / nf;
+    let mut acc2 = [[0.0; LANES]; 2];
+    if avx2 {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above.
+        unsafe {
+            super::moments_avx2::pass2(body, mean0, &mut acc2)
+        };
+    } else {
+        for c in body.chunks_exact(LANES) {
+            for (l, &x) in c.iter().enumerate() {
+                step2(&mut acc2, l, x, mean0);
+            }
         }
-    };
-    let chunks = v.chunks_exact(LANES);
-    let rest = chunks.remainder();
-    for c in chunks {
-        pass2(c);
     }
-    pass2(rest);
-    let (sd, sdd) = (lane_sum(d1), lane_sum(d2));
+    for (l, &x) in rest.iter().enumerate() {
+        step2(&mut acc2, l, x, mean0);
+    }
+    let (sd, sdd) = (lane_sum(acc2[0]), lane_sum(acc2[1]));
     Moments {
         n: v.len() as u64,
         mean: mean0 + sd / nf,
         m2: (sdd - sd * sd / nf).max(0.0),
-        min: lo.into_iter().fold(f64::INFINITY, f64::min),
-        max: hi.into_iter().fold(f64::NEG_INFINITY, f64::max),
-        zeros: zeros.iter().sum(),
+        min: acc1[1].into_iter().fold(f64::INFINITY, f64::min),
+        max: acc1[2].into_iter().fold(f64::NEG_INFINITY, f64::max),
+        zeros: lane_sum(acc1[3]) as u64,
     }
 }
 
@@ -198,14 +209,18 @@ mod tests {
     }
 
     #[test]
+    #[cfg(target_arch = "x86_64")]
     fn avx2_and_baseline_agree_bitwise() {
-        let v: Vec<f64> = (0..4099)
-            .map(|i| ((i * 2654435761u64) % 10007) as f64 / 3.0)
+        let mut v: Vec<f64> = (0..4099)
+            .map(|i| ((i * 2654435761u64) % 10007) as f64 / 3.0 - 1000.0)
             .collect();
-        let a = Moments::of_finite(&v);
-        let b = of_finite_lanes(&v);
+        v[17] = 0.0;
+        v[18] = -0.0;
+        let a = of_finite_with(&v, crate::elements::cpu::has_avx2());
+        let b = of_finite_with(&v, false);
         assert_eq!(a.mean.to_bits(), b.mean.to_bits());
         assert_eq!(a.m2.to_bits(), b.m2.to_bits());
+        assert_eq!((a.min, a.max, a.zeros), (b.min, b.max, b.zeros));
     }
 
     #[test]

@@ -16,15 +16,16 @@ pub struct StatsTask<'a> {
 /// How to run [`crate::stats::compute_stats`].
 #[derive(Debug, Clone)]
 pub struct StatsOptions {
-    /// Worker threads: `Some(n)` runs on a private pool of `n` threads (`n >= 1`), `None` on the
-    /// global rayon pool. Results do not depend on this.
+    /// Worker threads: `Some(n)` runs on a private pool of `n` threads (`n >= 1`) built for this
+    /// call, `None` on the global rayon pool (cheaper for many small calls). Results do not
+    /// depend on this.
     pub threads: Option<usize>,
     /// Also compute the content hash (see [`crate::stats::hash_bytes`]) in the same pass.
     pub hash: bool,
     /// Size of the unit of parallel work, progress and cancellation, and the hash leaf size.
     /// Must be a positive multiple of 24 (so every chunk holds whole elements of every dtype).
-    /// Results are identical for every thread count but the hash depends on this value, so keep
-    /// the default when hashes are compared.
+    /// Results are identical for every thread count, but the hash depends on this value and the
+    /// float statistics may differ in the last bits, so keep the default when comparing runs.
     pub chunk_bytes: usize,
     /// After each chunk, drop its whole pages from the resident set (see [`crate::pages::release`]).
     /// Only set this when every task's `data` lies in a read-only file mapping.
