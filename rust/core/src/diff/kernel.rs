@@ -2,7 +2,7 @@
 //! scratch buffers and accumulates an [`Acc`].
 
 use super::accum::Acc;
-use crate::elements::decode_units;
+use crate::elements::{decode_into, values_in};
 use crate::Dtype;
 
 /// Elements per block (a multiple of 4, so blocks of F4 and F6 data are whole bytes).
@@ -47,10 +47,8 @@ pub(crate) fn compare_chunk(
             &a[byte_at(da, s)..byte_at(da, e)],
             &b[byte_at(db, s)..byte_at(db, e)],
         );
-        scratch.a.clear();
-        scratch.b.clear();
-        decode_units(da, ba, &mut scratch.a);
-        decode_units(db, bb, &mut scratch.b);
+        decode_block(da, ba, &mut scratch.a);
+        decode_block(db, bb, &mut scratch.b);
         let mut blk = block(&scratch.a, &scratch.b, s * parts, tol);
         if exact64 {
             blk.mismatched = ba
@@ -79,8 +77,7 @@ pub(crate) fn equal_chunk(
     let mut s = start;
     while s < end {
         let e = end.min(s.saturating_add(BLOCK_ELEMS));
-        scratch.a.clear();
-        decode_units(
+        decode_block(
             dtype,
             &a[byte_at(dtype, s)..byte_at(dtype, e)],
             &mut scratch.a,
@@ -131,4 +128,11 @@ fn block(a: &[f64], b: &[f64], base: u64, (rtol, atol): (f64, f64)) -> Acc {
         }
     }
     blk
+}
+
+/// Replaces `out` with the values of `bytes` (whole units of `dtype`), reusing its allocation.
+fn decode_block(dtype: Dtype, bytes: &[u8], out: &mut Vec<f64>) {
+    out.clear();
+    out.resize(values_in(dtype, bytes.len()), 0.0);
+    decode_into(dtype, bytes, out);
 }
