@@ -107,3 +107,15 @@ def test_human_output_starts_with_the_verdict(tmp_path, run_cli):
     first = out.splitlines()[0]
     assert first.startswith("different") and "1 added" in first
     assert "Changed tensors" in out and "fc.weight" in out and "extra" in out
+
+
+def test_a_damaged_side_is_named(tmp_path, run_cli):
+    a, b = write(tmp_path / "a", W), write(tmp_path / "b", W)
+    shard = next(b.glob("*.safetensors")) if b.is_dir() else b
+    shard.write_bytes(shard.read_bytes()[:-8])  # truncate the last tensor
+    code, data = run_json(run_cli, str(a), str(b))
+    assert code == 1
+    assert data["findings"]["a"] == []
+    assert {f["code"] for f in data["findings"]["b"]} == {"ST015"}
+    code, out, _ = run_cli("diff", str(a), str(b))
+    assert "B has 1 file error(s) (ST015)" in out

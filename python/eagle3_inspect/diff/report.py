@@ -178,5 +178,15 @@ class DiffReport:
             "metadata": self.metadata,
             "config": self.config,
             "vocab": self.vocab,
+            "findings": {
+                side: [f.to_dict() for f in errs] for side, errs in self.file_errors().items()
+            },
             "notes": list(self.notes),
+        }
+
+    def file_errors(self) -> dict[str, list]:
+        """Each side's ST/IX error findings: a pair may differ because a file is damaged."""
+        return {
+            side: [f for f in ckpt.findings if f.severity.value == "error"]
+            for side, ckpt in (("a", self.a), ("b", self.b))
         }

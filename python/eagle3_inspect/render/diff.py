@@ -91,6 +91,16 @@ def _keypath_table(title: str, diff: dict[str, Any]) -> Table:
 def render_diff(report: DiffReport, console: Console) -> None:
     console.print(_verdict(report))
     console.print(f"A: {report.a.path}\nB: {report.b.path}")
+    for side, errors in report.file_errors().items():
+        if errors:
+            codes = ", ".join(sorted({f.code for f in errors}))
+            path = report.a.path if side == "a" else report.b.path
+            console.print(
+                f"[bold red]{side.upper()} has {len(errors)} file error(s) ({codes}):[/] "
+                f"run `eagle3-inspect scan {path}` for details"
+            )
+    for note in report.notes:
+        console.print(f"[dim]note: {note}[/dim]")
     if report.matching.renamed:
         table = Table(title="Renamed", title_justify="left")
         for column in ("A", "B", "by"):
