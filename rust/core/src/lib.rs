@@ -12,6 +12,7 @@ pub mod error;
 pub mod finding;
 pub mod header;
 pub mod pages;
+pub mod pool;
 pub mod progress;
 pub mod shard;
 pub mod stats;

@@ -57,14 +57,7 @@ pub fn compare_pairs(
         }
         Ok(outs)
     };
-    let outs = match opts.threads {
-        Some(n) => rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build()
-            .map_err(|e| Error::InvalidArgument(format!("cannot start {n} threads: {e}")))?
-            .install(run)?,
-        None => run()?,
-    };
+    let outs = crate::pool::run_with_threads(opts.threads, run)?;
     Ok(assemble(pairs, &plans, &items, &outs))
 }
 

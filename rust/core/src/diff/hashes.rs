@@ -30,13 +30,5 @@ pub fn content_hashes(
             })
             .collect()
     };
-    match threads {
-        Some(0) => Err(Error::InvalidArgument("threads must be at least 1".into())),
-        Some(n) => rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build()
-            .map_err(|e| Error::InvalidArgument(format!("cannot start {n} threads: {e}")))?
-            .install(run),
-        None => run(),
-    }
+    crate::pool::run_with_threads(threads, run)
 }

@@ -49,14 +49,7 @@ pub fn compute_stats(
             )
             .collect()
     };
-    let outs = match opts.threads {
-        Some(n) => rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build()
-            .map_err(|e| Error::InvalidArgument(format!("cannot start {n} threads: {e}")))?
-            .install(run)?,
-        None => run()?,
-    };
+    let outs = crate::pool::run_with_threads(opts.threads, run)?;
     Ok(assemble(tasks, &items, &outs, opts.hash))
 }
 
