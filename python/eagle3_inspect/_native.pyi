@@ -1,0 +1,101 @@
+"""Type stubs for the PyO3 extension `eagle3_inspect._native` (rust/python). Hand-written: keep in
+step with rust/python/src/*.rs. Callers should prefer the Python API in `eagle3_inspect`."""
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+VERSION: str
+
+ProgressCallback = Callable[[int, int], Any]
+
+class InspectError(Exception): ...
+class InvalidCheckpointError(InspectError): ...
+class TensorUnreadableError(InspectError): ...
+class CheckpointNotFoundError(InspectError, FileNotFoundError): ...
+class TensorNotFoundError(InspectError, KeyError): ...
+class InvalidArgumentError(InspectError, ValueError): ...
+
+class TensorBuffer:
+    """Read-only buffer (format "B") over one tensor's bytes in the memory map."""
+
+    def __len__(self) -> int: ...
+    def __buffer__(self, flags: int, /) -> memoryview: ...
+
+class NativeCheckpoint:
+    """An opened checkpoint (headers only; the GIL is released while opening)."""
+
+    def __init__(self, path: str) -> None: ...
+    @property
+    def path(self) -> str: ...
+    @property
+    def root(self) -> str: ...
+    @property
+    def index_path(self) -> str | None: ...
+    @property
+    def config(self) -> tuple[str, str] | None:
+        """(path, text) of config.json beside the weights."""
+
+    @property
+    def files(self) -> list[dict[str, Any]]:
+        """path, bytes, tensors, header_bytes, data_offset, metadata per file."""
+
+    @property
+    def tensors(
+        self,
+    ) -> list[tuple[str, str, list[int] | None, int | None, str, int, bool]]:
+        """(name, dtype, shape, nbytes, file, absolute offset, readable), in name order."""
+
+    @property
+    def findings(self) -> list[dict[str, Any]]:
+        """ST and IX findings: code, severity, message, file, tensor, offset."""
+
+    @property
+    def metadata(self) -> dict[str, str]: ...
+    def buffer(self, name: str) -> TensorBuffer: ...
+
+def tensor_stats(
+    checkpoint: NativeCheckpoint,
+    names: Sequence[str] | None = None,
+    *,
+    hashes: bool = False,
+    threads: int | None = None,
+    progress: ProgressCallback | None = None,
+) -> dict[str, dict[str, Any]]: ...
+def vocab_mapping(
+    checkpoint: NativeCheckpoint,
+    *,
+    draft_vocab: int | None = None,
+    target_vocab: int | None = None,
+    d2t: str = "d2t",
+    t2d: str = "t2d",
+) -> str:
+    """The d2t/t2d analysis as JSON text."""
+
+def compare_vocab(
+    a: NativeCheckpoint,
+    b: NativeCheckpoint,
+    *,
+    vocab_a: tuple[int | None, int | None] = (None, None),
+    vocab_b: tuple[int | None, int | None] = (None, None),
+    names_a: tuple[str, str] = ("d2t", "t2d"),
+    names_b: tuple[str, str] = ("d2t", "t2d"),
+) -> str:
+    """{"a", "b", "comparison"} as JSON text."""
+
+def diff_pairs(
+    a: NativeCheckpoint,
+    b: NativeCheckpoint,
+    pairs: Sequence[tuple[str, str]],
+    *,
+    rtol: float | None = None,
+    atol: float | None = None,
+    threads: int | None = None,
+    progress: ProgressCallback | None = None,
+) -> list[dict[str, Any]]: ...
+def content_hashes(
+    checkpoint: NativeCheckpoint,
+    names: Sequence[str],
+    *,
+    threads: int | None = None,
+    progress: ProgressCallback | None = None,
+) -> dict[str, str]: ...
