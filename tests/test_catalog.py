@@ -46,3 +46,18 @@ def test_rules_command(run_cli):
     assert code == 0 and "truncated" in out
     code, _, err = run_cli("rules", "ZZ999")
     assert code == 2 and "unknown rule code" in err
+
+
+def test_native_stub_lists_every_export():
+    import ast
+
+    from eagle3_inspect import _native
+
+    stub = ast.parse((ROOT / "python/eagle3_inspect/_native.pyi").read_text())
+    declared = {
+        node.name if not isinstance(node, ast.AnnAssign) else node.target.id
+        for node in stub.body
+        if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AnnAssign)
+    }
+    exported = {name for name in dir(_native) if not name.startswith("_")}
+    assert exported - declared == set()
