@@ -41,7 +41,7 @@ pub(super) struct Acc {
 }
 
 impl Acc {
-    const NEW: Acc = Acc {
+    pub const NEW: Acc = Acc {
         lo: [f32::INFINITY; LANES32],
         hi: [f32::NEG_INFINITY; LANES32],
         zeros: [0.0; LANES32],
@@ -146,10 +146,7 @@ impl Run {
 fn run(dtype: Dtype, bytes: &[u8], n: usize, k: f64) -> Option<Run> {
     let mut acc = Acc::NEW;
     let body = n / LANES * LANES;
-    #[cfg(target_arch = "x86_64")]
-    let done = super::shifted_avx2::body(dtype, bytes, body, k, &mut acc);
-    #[cfg(not(target_arch = "x86_64"))]
-    let done = 0;
+    let done = vector_body(dtype, bytes, body, k, &mut acc);
     portable(dtype, bytes, done..n, k, &mut acc);
     let sum = |l: [f64; LANES]| {
         let q = |i: usize| (l[i] + l[i + 1]) + (l[i + 2] + l[i + 3]);
@@ -186,6 +183,26 @@ fn run(dtype: Dtype, bytes: &[u8], n: usize, k: f64) -> Option<Run> {
     })
 }
 
+/// Runs the first `n` elements (a multiple of 16) through the widest vector loops the CPU has:
+/// AVX-512 for as many as it takes, AVX2 for the rest; returns how many were done. Each loop
+/// returns a multiple of 16, so the next one starts on lane 0.
+fn vector_body(dtype: Dtype, bytes: &[u8], n: usize, k: f64, acc: &mut Acc) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let wide = super::shifted_avx512::body(dtype, bytes, n, k, acc);
+        let rest = dtype
+            .size()
+            .and_then(|w| bytes.get(wide * w as usize..))
+            .unwrap_or_default();
+        wide + super::shifted_avx2::body(dtype, rest, n - wide, k, acc)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (dtype, bytes, n, k, acc);
+        0
+    }
+}
+
 /// The portable loop over elements `range`.
 #[inline(always)]
 fn portable(dtype: Dtype, bytes: &[u8], range: std::ops::Range<usize>, k: f64, acc: &mut Acc) {
@@ -213,10 +230,7 @@ pub(super) fn run_portable(dtype: Dtype, bytes: &[u8], n: usize, k: f64) -> Acc 
 pub(super) fn run_dispatched(dtype: Dtype, bytes: &[u8], n: usize, k: f64) -> Acc {
     let mut acc = Acc::NEW;
     let body = n / LANES * LANES;
-    #[cfg(target_arch = "x86_64")]
-    let done = super::shifted_avx2::body(dtype, bytes, body, k, &mut acc);
-    #[cfg(not(target_arch = "x86_64"))]
-    let done = 0;
+    let done = vector_body(dtype, bytes, body, k, &mut acc);
     portable(dtype, bytes, done..body, k, &mut acc);
     acc
 }
