@@ -245,6 +245,7 @@ mod tests {
             let expected = if has_avx512() { 90 / step * step } else { 0 };
             assert_eq!(done, expected, "{dtype}");
         }
-        assert_eq!(body(Dtype::F64, &bytes, 16, 0.0, &mut Acc::NEW), 0);
+        let mut acc = Acc::NEW;
+        assert_eq!(body(Dtype::F64, &bytes, 16, 0.0, &mut acc), 0);
     }
 }
