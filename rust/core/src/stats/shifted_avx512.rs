@@ -1,9 +1,9 @@
 //! AVX-512 body loops of the shifted kernel ([`super::shifted`]), lane for lane the same
 //! operations in the same order as the portable and AVX2 loops, so all three give the same bits.
 //!
-//! BF16, 32 elements (one 64-byte line) per step: the 16-bit keys for min/max/zeros run in 32
-//! lanes, folded into the 16 of [`Acc`] at the end (min, max and integer counts do not depend on
-//! order). The f32 values come without any cross-lane shuffle: `v << 16` in 32-bit lanes gives
+//! BF16, 32 elements (one 64-byte line) per step: min/max (as raw-bit extremes, turned into the
+//! keys of [`Acc`] at the end) and zero counts run in 32 lanes, folded into the 16 of [`Acc`] at
+//! the end (minima, maxima and integer counts do not depend on order). The f32 values come without any cross-lane shuffle: `v << 16` in 32-bit lanes gives
 //! the even elements, `v & 0xFFFF0000` the odd ones, so the 16 f64 sum lanes are kept as an even
 //! register (lanes 0, 2, ..., 14) and an odd one (1, 3, ..., 15). Lane `l` still sees elements
 //! `l, l+16, ...` in order: each register takes the low half of its step before the high half.
@@ -11,7 +11,7 @@
 //! F16 and F32, 16 elements per step: f64 sums in two registers of 8 lanes; min/max/zeros in
 //! 8 f32 lanes exactly as the AVX2 loop (the order of ±0 ties there must not change).
 
-use super::shifted::Acc;
+use super::shifted::{bf16_key, Acc};
 use crate::elements::cpu::has_avx512;
 use crate::Dtype;
 use std::arch::x86_64::*;
@@ -136,32 +136,62 @@ fn interleave(even: &[f64; 8], odd: &[f64; 8]) -> [f64; 16] {
     std::array::from_fn(|l| if l % 2 == 0 { even[l / 2] } else { odd[l / 2] })
 }
 
+/// Per key lane, over 32 lanes: the smallest and largest raw bits as unsigned, the largest as
+/// signed. That is all the min/max keys need, in three instructions instead of five: negative
+/// values have the sign bit, so the unsigned largest is the most negative value when there is a
+/// negative one, and the signed largest is the most positive when there is a positive one.
+struct RawExtremes {
+    umin: [u16; 32],
+    umax: [u16; 32],
+    smax: [i16; 32],
+}
+
+impl RawExtremes {
+    /// Folds key lanes `l` and `l + 16` into `acc`'s key lane `l` (order does not matter for
+    /// minima and maxima, so this is exact).
+    fn fold_into(&self, acc: &mut Acc) {
+        for l in 0..16 {
+            let umin = self.umin[l].min(self.umin[l + 16]);
+            let umax = self.umax[l].max(self.umax[l + 16]);
+            let smax = self.smax[l].max(self.smax[l + 16]);
+            // Negative values (sign bit set) are unsigned-larger than all positive ones.
+            let min_bits = if umax >= 0x8000 { umax } else { umin };
+            let max_bits = if umin < 0x8000 { smax as u16 } else { umin };
+            acc.kmin[l] = acc.kmin[l].min(bf16_key(min_bits));
+            acc.kmax[l] = acc.kmax[l].max(bf16_key(max_bits));
+        }
+    }
+}
+
 /// The BF16 loop (see the module docs).
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
 unsafe fn run_bf16(bytes: &[u8], n: usize, k: f64, acc: &mut Acc) -> usize {
     let n = n.min(bytes.len() / 2) / 32 * 32;
+    if n == 0 {
+        return 0;
+    }
     let (s1e, s1o) = deinterleave(&acc.s1);
     let (s2e, s2o) = deinterleave(&acc.s2);
     let mut out = [[0.0f64; 8]; 4];
+    let mut raw = RawExtremes {
+        umin: [0; 32],
+        umax: [0; 32],
+        smax: [0; 32],
+    };
     // SAFETY: AVX-512 F/BW/VL and AVX2 are enabled here. Every pointer access is in bounds: the
-    // local arrays hold 8 f64 and the key arrays of `acc` 16 i16, each read and written whole;
-    // the loop reads 32 elements (64 bytes) at element i with i + 32 <= n <= bytes.len() / 2.
-    // All loads and stores are unaligned ones. The prefetch address uses wrapping arithmetic
-    // and prefetches never fault.
+    // local arrays hold 8 f64 or 32 16-bit lanes and `acc.kzeros` 16 i16, each read and written
+    // whole; the loop reads 32 elements (64 bytes) at element i with i + 32 <= n <=
+    // bytes.len() / 2. All loads and stores are unaligned ones. The prefetch address uses
+    // wrapping arithmetic and prefetches never fault.
     unsafe {
         let mut s1e = _mm512_loadu_pd(s1e.as_ptr());
         let mut s1o = _mm512_loadu_pd(s1o.as_ptr());
         let mut s2e = _mm512_loadu_pd(s2e.as_ptr());
         let mut s2o = _mm512_loadu_pd(s2o.as_ptr());
-        // Key lanes 16..32 start neutral and are folded into 0..16 at the end.
-        let mut kmin = _mm512_inserti64x4::<0>(
-            _mm512_set1_epi16(i16::MAX),
-            _mm256_loadu_si256(acc.kmin.as_ptr().cast()),
-        );
-        let mut kmax = _mm512_inserti64x4::<0>(
-            _mm512_set1_epi16(i16::MIN),
-            _mm256_loadu_si256(acc.kmax.as_ptr().cast()),
-        );
+        let mut umin = _mm512_set1_epi16(-1);
+        let mut umax = _mm512_setzero_si512();
+        let mut smax = _mm512_set1_epi16(i16::MIN);
+        // Zero-count lanes 16..32 start at 0 and are added into 0..16 at the end.
         let mut kz = _mm512_zextsi256_si512(_mm256_loadu_si256(acc.kzeros.as_ptr().cast()));
         let kv = _mm512_set1_pd(k);
         let magnitude = _mm512_set1_epi16(0x7FFF);
@@ -180,23 +210,15 @@ unsafe fn run_bf16(bytes: &[u8], n: usize, k: f64, acc: &mut Acc) -> usize {
                 _mm256_castpd_ps(_mm512_extractf64x4_pd::<1>(_mm512_castps_pd($x)))
             };
         }
-        macro_rules! halves {
-            ($r:expr) => {
-                (
-                    _mm512_castsi512_si256($r),
-                    _mm512_extracti64x4_epi64::<1>($r),
-                )
-            };
-        }
         let base = bytes.as_ptr();
         let mut i = 0;
         while i < n {
             let p = base.add(2 * i);
             _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(PREFETCH_AHEAD).cast());
             let v = _mm512_loadu_si512(p.cast());
-            let key = _mm512_xor_si512(v, _mm512_and_si512(_mm512_srai_epi16::<15>(v), magnitude));
-            kmin = _mm512_min_epi16(kmin, key);
-            kmax = _mm512_max_epi16(kmax, key);
+            umin = _mm512_min_epu16(umin, v);
+            umax = _mm512_max_epu16(umax, v);
+            smax = _mm512_max_epi16(smax, v);
             kz = _mm512_mask_add_epi16(kz, _mm512_testn_epi16_mask(v, magnitude), kz, one);
             // 32-bit lane j: element 2j in its low half, 2j + 1 in its high half.
             let even = _mm512_castsi512_ps(_mm512_slli_epi32::<16>(v));
@@ -210,22 +232,16 @@ unsafe fn run_bf16(bytes: &[u8], n: usize, k: f64, acc: &mut Acc) -> usize {
         for (o, r) in out.iter_mut().zip([s1e, s1o, s2e, s2o]) {
             _mm512_storeu_pd(o.as_mut_ptr(), r);
         }
-        let (kmin_lo, kmin_hi) = halves!(kmin);
-        let (kmax_lo, kmax_hi) = halves!(kmax);
-        let (kz_lo, kz_hi) = halves!(kz);
-        _mm256_storeu_si256(
-            acc.kmin.as_mut_ptr().cast(),
-            _mm256_min_epi16(kmin_lo, kmin_hi),
+        _mm512_storeu_si512(raw.umin.as_mut_ptr().cast(), umin);
+        _mm512_storeu_si512(raw.umax.as_mut_ptr().cast(), umax);
+        _mm512_storeu_si512(raw.smax.as_mut_ptr().cast(), smax);
+        let kz_sum = _mm256_add_epi16(
+            _mm512_castsi512_si256(kz),
+            _mm512_extracti64x4_epi64::<1>(kz),
         );
-        _mm256_storeu_si256(
-            acc.kmax.as_mut_ptr().cast(),
-            _mm256_max_epi16(kmax_lo, kmax_hi),
-        );
-        _mm256_storeu_si256(
-            acc.kzeros.as_mut_ptr().cast(),
-            _mm256_add_epi16(kz_lo, kz_hi),
-        );
+        _mm256_storeu_si256(acc.kzeros.as_mut_ptr().cast(), kz_sum);
     }
+    raw.fold_into(acc);
     acc.s1 = interleave(&out[0], &out[1]);
     acc.s2 = interleave(&out[2], &out[3]);
     n
@@ -247,5 +263,46 @@ mod tests {
         }
         let mut acc = Acc::NEW;
         assert_eq!(body(Dtype::F64, &bytes, 16, 0.0, &mut acc), 0);
+    }
+
+    #[test]
+    fn bf16_keys_from_raw_extremes_match_the_portable_keys() {
+        // Lanes that see only negative values, only positive ones, only zeros of either sign,
+        // or a mix: the raw-bit extremes must give the same per-lane keys as the portable loop.
+        let mut s = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s
+        };
+        for _ in 0..200 {
+            let n = 32 * (1 + (next() % 8) as usize);
+            let kinds: Vec<u64> = (0..16).map(|_| next() % 5).collect();
+            let bytes: Vec<u8> = (0..n)
+                .flat_map(|i| {
+                    // Clear the exponent's top bit: finite values only, so the sums compare too.
+                    let r = (next() as u16) & 0xBFFF;
+                    let bits = match kinds[i % 16] {
+                        0 => r | 0x8000,
+                        1 => r & 0x7FFF,
+                        2 => (r & 0x8000) * u16::from(next() % 3 > 0),
+                        3 => [0x8000, 0x0000][(next() % 2) as usize],
+                        _ => r,
+                    };
+                    bits.to_le_bytes()
+                })
+                .collect();
+            let expected = crate::stats::shifted::run_portable(Dtype::Bf16, &bytes, n, 0.5);
+            let mut got = Acc::NEW;
+            if body(Dtype::Bf16, &bytes, n, 0.5, &mut got) == 0 {
+                return; // No AVX-512 here.
+            }
+            assert_eq!((got.kmin, got.kmax), (expected.kmin, expected.kmax));
+            assert_eq!(got.kzeros, expected.kzeros);
+            let bits = |v: [f64; 16]| v.map(f64::to_bits);
+            assert_eq!(bits(got.s1), bits(expected.s1));
+            assert_eq!(bits(got.s2), bits(expected.s2));
+        }
     }
 }
