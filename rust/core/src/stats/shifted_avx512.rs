@@ -16,8 +16,10 @@ use crate::elements::cpu::has_avx512;
 use crate::Dtype;
 use std::arch::x86_64::*;
 
-/// How far ahead (bytes) to prefetch.
-const PREFETCH_AHEAD: usize = 2048;
+/// How far ahead (bytes) to prefetch: measured on BF16 at 2 threads from DRAM, 8 KiB gave a
+/// stats/floor ratio of about 0.79 against 0.71 for 2 KiB (the AVX2 loops' distance), because
+/// this loop asks for lines faster; 12 and 16 KiB were no better.
+const PREFETCH_AHEAD: usize = 8192;
 
 /// Runs the first `n` elements (rounded down to a multiple of 16, BF16: 32) into `acc` when the
 /// CPU has AVX-512; returns how many were done (0 when it could not run), a multiple of 16.
