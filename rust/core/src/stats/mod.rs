@@ -6,8 +6,8 @@
 //! of threads). All chunks of all tensors run on one rayon pool, so one large tensor uses every
 //! core and many small ones spread too. A chunk is walked in fixed blocks of 4096 elements:
 //! - BF16, F16, F32 blocks go through a single-pass kernel straight from the bytes (AVX-512 or
-//!   AVX2 when available): f32 min/max/zero lanes, f64 sums of d and d² with d = x − K around a shift K
-//!   near the mean, retried with a better K when cancellation would cost precision
+//!   AVX2 when available): f32 min/max/zero lanes, f64 sums of d and d² with d = x − K around a
+//!   shift K near the mean, retried with a better K when cancellation would cost precision
 //!   (see the `shifted` module).
 //! - BOOL, U8, I8, every FP8 and F4 chunks are counted into a 256-bin byte histogram; all
 //!   statistics then come exactly (counts, min, max, sums) or to a few ulps (mean, M2) from it.

@@ -10,8 +10,9 @@
 //! non-finite; the caller then redoes the block on the classifying path.
 //!
 //! Determinism: sum lane `l` of 16 sees elements `l, l+16, ...` and min/max/zero lane `m` of 8
-//! (BF16: of 16) sees `m, m+8, ...` (`m, m+16, ...`), in order, on both the portable and the AVX2
-//! path, with the same operations, so both give the same bits.
+//! (BF16: of 16) sees `m, m+8, ...` (`m, m+16, ...`), in order, on the portable, AVX2 and
+//! AVX-512 paths, with the same operations, so all give the same bits. (BF16 min/max keys and
+//! zero counts do not depend on order, so the AVX-512 loop may gather them in 32 lanes.)
 
 use super::moments::Moments;
 use crate::elements::le;
