@@ -78,14 +78,28 @@ pub(crate) fn has_avx2_f16c() -> bool {
     }
 }
 
+/// True when the AVX2 + FMA kernels may run.
+#[inline]
+pub(crate) fn has_avx2_fma() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        has_avx2() && std::arch::is_x86_feature_detected!("fma")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
 /// True when the AVX-512 kernels may run: F, BW and VL (512-bit float and 16-bit integer
-/// lanes, masked 256-bit ops), on top of AVX2 and F16C.
+/// lanes, masked 256-bit ops), on top of AVX2, FMA and F16C.
 #[inline]
 pub(crate) fn has_avx512() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         allowed(2)
             && has_avx2_f16c()
+            && has_avx2_fma()
             && std::arch::is_x86_feature_detected!("avx512f")
             && std::arch::is_x86_feature_detected!("avx512bw")
             && std::arch::is_x86_feature_detected!("avx512vl")

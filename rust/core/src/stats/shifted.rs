@@ -11,7 +11,9 @@
 //!
 //! Determinism: sum lane `l` of 16 sees elements `l, l+16, ...` and min/max/zero lane `m` of 8
 //! (BF16: of 16) sees `m, m+8, ...` (`m, m+16, ...`), in order, on the portable, AVX2 and
-//! AVX-512 paths, with the same operations, so all give the same bits. (BF16 min/max keys and
+//! AVX-512 paths, with the same operations, so all give the same bits. Σd² takes each d² with
+//! one fused multiply-add (`mul_add`, the vector FMA instructions): fewer instructions in the
+//! vector loops, one rounding fewer, and the same bits on every path. (BF16 min/max keys and
 //! zero counts do not depend on order, so the AVX-512 loop may gather them in 32 lanes.)
 
 use super::moments::Moments;
@@ -63,7 +65,7 @@ impl Acc {
         let l = i % LANES;
         let d = f64::from(x) - k;
         self.s1[l] += d;
-        self.s2[l] += d * d;
+        self.s2[l] = d.mul_add(d, self.s2[l]);
     }
 
     /// Adds BF16 element `i` with raw bits `b`: min, max and zeros on integer keys (cheaper
@@ -77,7 +79,7 @@ impl Acc {
         self.kzeros[l] += i16::from(b & 0x7FFF == 0);
         let d = f64::from(f32::from_bits(u32::from(b) << 16)) - k;
         self.s1[l] += d;
-        self.s2[l] += d * d;
+        self.s2[l] = d.mul_add(d, self.s2[l]);
     }
 }
 

@@ -28,7 +28,7 @@ pub(super) fn body(dtype: Dtype, bytes: &[u8], n: usize, k: f64, acc: &mut Acc) 
         return 0;
     }
     match dtype {
-        // SAFETY: AVX-512 F/BW/VL and F16C are present (checked above).
+        // SAFETY: AVX-512 F/BW/VL, FMA and F16C are present (checked above).
         Dtype::Bf16 => unsafe { run_bf16(bytes, n, k, acc) },
         // SAFETY: as above.
         Dtype::F16 => unsafe { run_f16(bytes, n, k, acc) },
@@ -38,13 +38,13 @@ pub(super) fn body(dtype: Dtype, bytes: &[u8], n: usize, k: f64, acc: &mut Acc) 
     }
 }
 
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2,f16c")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2,fma,f16c")]
 unsafe fn run_f32(bytes: &[u8], n: usize, k: f64, acc: &mut Acc) -> usize {
     // SAFETY: the features `run` needs are enabled here.
     unsafe { run::<2>(bytes, n, k, acc) }
 }
 
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2,f16c")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2,fma,f16c")]
 unsafe fn run_f16(bytes: &[u8], n: usize, k: f64, acc: &mut Acc) -> usize {
     // SAFETY: the features `run` needs are enabled here.
     unsafe { run::<1>(bytes, n, k, acc) }
@@ -68,7 +68,7 @@ unsafe fn load8<const KIND: u8>(p: *const u8) -> __m256 {
 /// The F16/F32 loop; inlined into a wrapper that enables the features.
 ///
 /// # Safety
-/// The CPU must have AVX-512 F and VL, AVX2 and F16C.
+/// The CPU must have AVX-512 F and VL, AVX2, FMA and F16C.
 #[inline(always)]
 unsafe fn run<const KIND: u8>(bytes: &[u8], n: usize, k: f64, acc: &mut Acc) -> usize {
     let width = if KIND == 2 { 4 } else { 2 };
@@ -110,8 +110,8 @@ unsafe fn run<const KIND: u8>(bytes: &[u8], n: usize, k: f64, acc: &mut Acc) -> 
             let db = _mm512_sub_pd(_mm512_cvtps_pd(xb), kv);
             s1a = _mm512_add_pd(s1a, da);
             s1b = _mm512_add_pd(s1b, db);
-            s2a = _mm512_add_pd(s2a, _mm512_mul_pd(da, da));
-            s2b = _mm512_add_pd(s2b, _mm512_mul_pd(db, db));
+            s2a = _mm512_fmadd_pd(da, da, s2a);
+            s2b = _mm512_fmadd_pd(db, db, s2b);
             i += 16;
         }
         _mm512_storeu_pd(acc.s1.as_mut_ptr(), s1a);
@@ -166,7 +166,7 @@ impl RawExtremes {
 }
 
 /// The BF16 loop (see the module docs).
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2,fma")]
 unsafe fn run_bf16(bytes: &[u8], n: usize, k: f64, acc: &mut Acc) -> usize {
     let n = n.min(bytes.len() / 2) / 32 * 32;
     if n == 0 {
@@ -180,7 +180,7 @@ unsafe fn run_bf16(bytes: &[u8], n: usize, k: f64, acc: &mut Acc) -> usize {
         umax: [0; 32],
         smax: [0; 32],
     };
-    // SAFETY: AVX-512 F/BW/VL and AVX2 are enabled here. Every pointer access is in bounds: the
+    // SAFETY: AVX-512 F/BW/VL, AVX2 and FMA are enabled here. Every pointer access is in bounds: the
     // local arrays hold 8 f64 or 32 16-bit lanes and `acc.kzeros` 16 i16, each read and written
     // whole; the loop reads 32 elements (64 bytes) at element i with i + 32 <= n <=
     // bytes.len() / 2. All loads and stores are unaligned ones. The prefetch address uses
@@ -204,7 +204,7 @@ unsafe fn run_bf16(bytes: &[u8], n: usize, k: f64, acc: &mut Acc) -> usize {
             ($s1:ident, $s2:ident, $x:expr) => {{
                 let d = _mm512_sub_pd(_mm512_cvtps_pd($x), kv);
                 $s1 = _mm512_add_pd($s1, d);
-                $s2 = _mm512_add_pd($s2, _mm512_mul_pd(d, d));
+                $s2 = _mm512_fmadd_pd(d, d, $s2);
             }};
         }
         macro_rules! upper {
