@@ -1,15 +1,18 @@
 //! AVX-512 body loops of the shifted kernel ([`super::shifted`]), lane for lane the same
-//! operations in the same order as the portable and AVX2 loops, so all three give the same bits.
+//! operations in the same order as the portable and AVX2 loops (Σd² by fused multiply-add on
+//! all of them), so all three give the same bits.
 //!
-//! BF16, 32 elements (one 64-byte line) per step: min/max (as raw-bit extremes, turned into the
+//! BF16, 32 elements (one 64-byte line) per step. Min/max (as raw-bit extremes, turned into the
 //! keys of [`Acc`] at the end) and zero counts run in 32 lanes, folded into the 16 of [`Acc`] at
-//! the end (minima, maxima and integer counts do not depend on order). The f32 values come without any cross-lane shuffle: `v << 16` in 32-bit lanes gives
-//! the even elements, `v & 0xFFFF0000` the odd ones, so the 16 f64 sum lanes are kept as an even
-//! register (lanes 0, 2, ..., 14) and an odd one (1, 3, ..., 15). Lane `l` still sees elements
-//! `l, l+16, ...` in order: each register takes the low half of its step before the high half.
+//! the end: minima, maxima and integer counts do not depend on order. The f32 values come
+//! without any cross-lane shuffle: `v << 16` in 32-bit lanes gives the even elements,
+//! `v & 0xFFFF0000` the odd ones, so the 16 f64 sum lanes are kept as an even register (lanes
+//! 0, 2, ..., 14) and an odd one (1, 3, ..., 15). Lane `l` still sees elements `l, l+16, ...`
+//! in order: each register takes the low half of its step before the high half.
 //!
 //! F16 and F32, 16 elements per step: f64 sums in two registers of 8 lanes; min/max/zeros in
-//! 8 f32 lanes exactly as the AVX2 loop (the order of ±0 ties there must not change).
+//! 8 f32 lanes exactly as the AVX2 loop (the order of ±0 ties there must not change). Counting
+//! zeros in 16 lanes instead measured slower.
 
 use super::shifted::{bf16_key, Acc};
 use crate::elements::cpu::has_avx512;
