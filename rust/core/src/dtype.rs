@@ -133,7 +133,7 @@ impl Dtype {
     /// Bytes per element for byte-aligned dtypes; `None` for the packed sub-byte F4/F6 types.
     pub fn size(self) -> Option<u64> {
         let bits = self.bits();
-        (bits % 8 == 0).then_some(bits / 8)
+        bits.is_multiple_of(8).then_some(bits / 8)
     }
 
     /// The alignment a reader needs for a zero-copy typed view (C64 aligns as its f32 parts).

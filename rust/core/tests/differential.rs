@@ -36,7 +36,7 @@ fn arb_spec() -> impl Strategy<Value = Spec> {
                     let dtype = Dtype::ALL[d];
                     // Sub-byte dtypes need a whole number of bytes: make the element count even (F4)
                     // or a multiple of 4 (F6) so the valid file really is valid.
-                    if dtype.bits() % 8 != 0 {
+                    if !dtype.bits().is_multiple_of(8) {
                         shape = vec![4 * shape.iter().product::<u64>()];
                     }
                     (format!("t{i}"), dtype, shape)
@@ -69,7 +69,7 @@ fn build(spec: &Spec) -> (Map<String, Value>, u64) {
 
 fn serialize(header_text: &str, pad_to: u64, data_len: u64) -> Vec<u8> {
     let mut text = header_text.to_owned();
-    while (8 + text.len() as u64) % pad_to != 0 {
+    while !(8 + text.len() as u64).is_multiple_of(pad_to) {
         text.push(' ');
     }
     let mut bytes = (text.len() as u64).to_le_bytes().to_vec();

@@ -96,7 +96,7 @@ pub(crate) fn le<const N: usize>(c: &[u8]) -> [u8; N] {
 /// Returns [`Error::InvalidArgument`] when `bytes` is not a whole number of units.
 pub fn decode_f64(dtype: Dtype, bytes: &[u8], out: &mut Vec<f64>) -> Result<()> {
     let unit = unit_bytes(dtype);
-    if bytes.len() % unit != 0 {
+    if !bytes.len().is_multiple_of(unit) {
         return Err(Error::InvalidArgument(format!(
             "{} bytes is not a whole number of {dtype} units ({unit} bytes)",
             bytes.len()

@@ -13,7 +13,7 @@ pub(super) fn check_ranges(
 ) {
     let data_start = header.data_start;
     let data_len = file_len.saturating_sub(data_start);
-    if data_start % 8 != 0 {
+    if !data_start.is_multiple_of(8) {
         out.push(
             Finding::new(
                 "ST019",

@@ -54,7 +54,7 @@ pub fn compute_stats(
 }
 
 fn validate(tasks: &[StatsTask<'_>], opts: &StatsOptions) -> Result<()> {
-    if opts.chunk_bytes == 0 || opts.chunk_bytes % CHUNK_QUANTUM != 0 {
+    if opts.chunk_bytes == 0 || !opts.chunk_bytes.is_multiple_of(CHUNK_QUANTUM) {
         return Err(Error::InvalidArgument(format!(
             "chunk_bytes must be a positive multiple of {CHUNK_QUANTUM}, got {}",
             opts.chunk_bytes

@@ -5,9 +5,9 @@
 //! Method: every tensor is cut into fixed chunks of `chunk_bytes` (by element index, independent
 //! of threads). All chunks of all tensors run on one rayon pool, so one large tensor uses every
 //! core and many small ones spread too. A chunk is walked in fixed blocks of 4096 elements:
-//! - BF16, F16, F32 blocks go through a single-pass kernel straight from the bytes (AVX2 when
-//!   available): f32 min/max/zero lanes, f64 sums of d and d² with d = x − K around a shift K
-//!   near the mean, retried with a better K when cancellation would cost precision
+//! - BF16, F16, F32 blocks go through a single-pass kernel straight from the bytes (AVX-512 or
+//!   AVX2 when available): f32 min/max/zero lanes, f64 sums of d and d² with d = x − K around a
+//!   shift K near the mean, retried with a better K when cancellation would cost precision
 //!   (see the `shifted` module).
 //! - BOOL, U8, I8, every FP8 and F4 chunks are counted into a 256-bin byte histogram; all
 //!   statistics then come exactly (counts, min, max, sums) or to a few ulps (mean, M2) from it.
@@ -34,6 +34,8 @@ mod partial;
 mod shifted;
 #[cfg(target_arch = "x86_64")]
 mod shifted_avx2;
+#[cfg(target_arch = "x86_64")]
+mod shifted_avx512;
 mod types;
 
 pub use engine::{compute_stats, CHUNK_QUANTUM};

@@ -10,8 +10,11 @@
 //! non-finite; the caller then redoes the block on the classifying path.
 //!
 //! Determinism: sum lane `l` of 16 sees elements `l, l+16, ...` and min/max/zero lane `m` of 8
-//! (BF16: of 16) sees `m, m+8, ...` (`m, m+16, ...`), in order, on both the portable and the AVX2
-//! path, with the same operations, so both give the same bits.
+//! (BF16: of 16) sees `m, m+8, ...` (`m, m+16, ...`), in order, on the portable, AVX2 and
+//! AVX-512 paths, with the same operations, so all give the same bits. Σd² takes each d² with
+//! one fused multiply-add (`mul_add`, the vector FMA instructions): fewer instructions in the
+//! vector loops, one rounding fewer, and the same bits on every path. (BF16 min/max keys and
+//! zero counts do not depend on order, so the AVX-512 loop may gather them in 32 lanes.)
 
 use super::moments::Moments;
 use crate::elements::le;
@@ -41,7 +44,7 @@ pub(super) struct Acc {
 }
 
 impl Acc {
-    const NEW: Acc = Acc {
+    pub const NEW: Acc = Acc {
         lo: [f32::INFINITY; LANES32],
         hi: [f32::NEG_INFINITY; LANES32],
         zeros: [0.0; LANES32],
@@ -62,7 +65,7 @@ impl Acc {
         let l = i % LANES;
         let d = f64::from(x) - k;
         self.s1[l] += d;
-        self.s2[l] += d * d;
+        self.s2[l] = d.mul_add(d, self.s2[l]);
     }
 
     /// Adds BF16 element `i` with raw bits `b`: min, max and zeros on integer keys (cheaper
@@ -76,7 +79,7 @@ impl Acc {
         self.kzeros[l] += i16::from(b & 0x7FFF == 0);
         let d = f64::from(f32::from_bits(u32::from(b) << 16)) - k;
         self.s1[l] += d;
-        self.s2[l] += d * d;
+        self.s2[l] = d.mul_add(d, self.s2[l]);
     }
 }
 
@@ -146,10 +149,7 @@ impl Run {
 fn run(dtype: Dtype, bytes: &[u8], n: usize, k: f64) -> Option<Run> {
     let mut acc = Acc::NEW;
     let body = n / LANES * LANES;
-    #[cfg(target_arch = "x86_64")]
-    let done = super::shifted_avx2::body(dtype, bytes, body, k, &mut acc);
-    #[cfg(not(target_arch = "x86_64"))]
-    let done = 0;
+    let done = vector_body(dtype, bytes, body, k, &mut acc);
     portable(dtype, bytes, done..n, k, &mut acc);
     let sum = |l: [f64; LANES]| {
         let q = |i: usize| (l[i] + l[i + 1]) + (l[i + 2] + l[i + 3]);
@@ -186,6 +186,26 @@ fn run(dtype: Dtype, bytes: &[u8], n: usize, k: f64) -> Option<Run> {
     })
 }
 
+/// Runs the first `n` elements (a multiple of 16) through the widest vector loops the CPU has:
+/// AVX-512 for as many as it takes, AVX2 for the rest; returns how many were done. Each loop
+/// returns a multiple of 16, so the next one starts on lane 0.
+fn vector_body(dtype: Dtype, bytes: &[u8], n: usize, k: f64, acc: &mut Acc) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let wide = super::shifted_avx512::body(dtype, bytes, n, k, acc);
+        let rest = dtype
+            .size()
+            .and_then(|w| bytes.get(wide * w as usize..))
+            .unwrap_or_default();
+        wide + super::shifted_avx2::body(dtype, rest, n - wide, k, acc)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (dtype, bytes, n, k, acc);
+        0
+    }
+}
+
 /// The portable loop over elements `range`.
 #[inline(always)]
 fn portable(dtype: Dtype, bytes: &[u8], range: std::ops::Range<usize>, k: f64, acc: &mut Acc) {
@@ -213,10 +233,7 @@ pub(super) fn run_portable(dtype: Dtype, bytes: &[u8], n: usize, k: f64) -> Acc 
 pub(super) fn run_dispatched(dtype: Dtype, bytes: &[u8], n: usize, k: f64) -> Acc {
     let mut acc = Acc::NEW;
     let body = n / LANES * LANES;
-    #[cfg(target_arch = "x86_64")]
-    let done = super::shifted_avx2::body(dtype, bytes, body, k, &mut acc);
-    #[cfg(not(target_arch = "x86_64"))]
-    let done = 0;
+    let done = vector_body(dtype, bytes, body, k, &mut acc);
     portable(dtype, bytes, done..body, k, &mut acc);
     acc
 }

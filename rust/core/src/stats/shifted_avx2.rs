@@ -5,7 +5,7 @@
 //! alone keep too few loads in flight to stream from memory.
 
 use super::shifted::Acc;
-use crate::elements::cpu::{has_avx2, has_avx2_f16c};
+use crate::elements::cpu::{has_avx2_f16c, has_avx2_fma};
 use crate::Dtype;
 use std::arch::x86_64::*;
 
@@ -15,31 +15,31 @@ const PREFETCH_AHEAD: usize = 2048;
 /// Runs the first `n` (a multiple of 16) elements into `acc` when the CPU has the features the
 /// dtype needs; returns how many elements were done (0 when it could not run).
 pub(super) fn body(dtype: Dtype, bytes: &[u8], n: usize, k: f64, acc: &mut Acc) -> usize {
-    if !has_avx2() {
+    if !has_avx2_fma() {
         return 0;
     }
     match dtype {
-        // SAFETY: AVX2 is present (checked above).
+        // SAFETY: AVX2 and FMA are present (checked above).
         Dtype::Bf16 => unsafe { run_bf16(bytes, n, k, acc) },
         Dtype::F16 if has_avx2_f16c() => {
-            // SAFETY: AVX2 and F16C are present.
+            // SAFETY: AVX2, FMA and F16C are present.
             unsafe { run_f16c(bytes, n, k, acc) }
         }
-        // SAFETY: AVX2 is present.
+        // SAFETY: AVX2 and FMA are present.
         Dtype::F32 => unsafe { run_f32(bytes, n, k, acc) },
         _ => 0,
     }
 }
 
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,fma")]
 unsafe fn run_f32(bytes: &[u8], n: usize, k: f64, acc: &mut Acc) -> usize {
-    // SAFETY: AVX2 is enabled here, and F32 (KIND 2) needs nothing more.
+    // SAFETY: AVX2 and FMA are enabled here, and F32 (KIND 2) needs nothing more.
     unsafe { run::<2>(bytes, n, k, acc) }
 }
 
-#[target_feature(enable = "avx2,f16c")]
+#[target_feature(enable = "avx2,fma,f16c")]
 unsafe fn run_f16c(bytes: &[u8], n: usize, k: f64, acc: &mut Acc) -> usize {
-    // SAFETY: AVX2 and F16C are enabled here.
+    // SAFETY: AVX2, FMA and F16C are enabled here.
     unsafe { run::<1>(bytes, n, k, acc) }
 }
 
@@ -68,7 +68,7 @@ struct Set {
 /// The loop; inlined into a wrapper that enables the features.
 ///
 /// # Safety
-/// The CPU must have AVX2 (and F16C for `KIND == 1`).
+/// The CPU must have AVX2 and FMA (and F16C for `KIND == 1`).
 #[inline(always)]
 unsafe fn run<const KIND: u8>(bytes: &[u8], n: usize, k: f64, acc: &mut Acc) -> usize {
     let width = if KIND == 2 { 4 } else { 2 };
@@ -110,8 +110,8 @@ unsafe fn run<const KIND: u8>(bytes: &[u8], n: usize, k: f64, acc: &mut Acc) -> 
                 let d1 = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_extractf128_ps::<1>(x)), kv);
                 s.s1[0] = _mm256_add_pd(s.s1[0], d0);
                 s.s1[1] = _mm256_add_pd(s.s1[1], d1);
-                s.s2[0] = _mm256_add_pd(s.s2[0], _mm256_mul_pd(d0, d0));
-                s.s2[1] = _mm256_add_pd(s.s2[1], _mm256_mul_pd(d1, d1));
+                s.s2[0] = _mm256_fmadd_pd(d0, d0, s.s2[0]);
+                s.s2[1] = _mm256_fmadd_pd(d1, d1, s.s2[1]);
             }};
         }
         let base = bytes.as_ptr();
@@ -145,10 +145,10 @@ unsafe fn run<const KIND: u8>(bytes: &[u8], n: usize, k: f64, acc: &mut Acc) -> 
 
 /// The BF16 loop: min, max and zeros on 16 integer keys per step ([`super::shifted::bf16_key`]),
 /// which keeps the float ports free for the f64 sums.
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,fma")]
 unsafe fn run_bf16(bytes: &[u8], n: usize, k: f64, acc: &mut Acc) -> usize {
     let n = n.min(bytes.len() / 2) / 16 * 16;
-    // SAFETY: AVX2 is enabled here. Every pointer access is in bounds: the arrays of `acc` hold
+    // SAFETY: AVX2 and FMA are enabled here. Every pointer access is in bounds: the arrays of `acc` hold
     // 16 i16 or 16 f64 (read and written in groups of 16 or 4), and the loop reads 16 elements
     // (32 bytes) at element i with i + 16 <= n <= bytes.len() / 2. All loads and stores are
     // unaligned ones. The prefetch address uses wrapping arithmetic and prefetches never fault.
@@ -199,10 +199,10 @@ unsafe fn run_bf16(bytes: &[u8], n: usize, k: f64, acc: &mut Acc) -> usize {
             s1b = _mm256_add_pd(s1b, db);
             s1c = _mm256_add_pd(s1c, dc);
             s1d = _mm256_add_pd(s1d, dd);
-            s2a = _mm256_add_pd(s2a, _mm256_mul_pd(da, da));
-            s2b = _mm256_add_pd(s2b, _mm256_mul_pd(db, db));
-            s2c = _mm256_add_pd(s2c, _mm256_mul_pd(dc, dc));
-            s2d = _mm256_add_pd(s2d, _mm256_mul_pd(dd, dd));
+            s2a = _mm256_fmadd_pd(da, da, s2a);
+            s2b = _mm256_fmadd_pd(db, db, s2b);
+            s2c = _mm256_fmadd_pd(dc, dc, s2c);
+            s2d = _mm256_fmadd_pd(dd, dd, s2d);
             i += 16;
         }
         let s1 = acc.s1.as_mut_ptr();

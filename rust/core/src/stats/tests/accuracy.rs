@@ -90,6 +90,7 @@ fn a_far_shift_is_retried() {
 
 #[test]
 fn shifted_vector_and_portable_loops_agree_bitwise() {
+    use crate::elements::cpu::{with_level, Level};
     let mut next = rng(9);
     let bytes: Vec<u8> = (0..4096 * 4).map(|_| next() as u8).collect();
     for dtype in [Dtype::Bf16, Dtype::F16, Dtype::F32] {
@@ -103,29 +104,41 @@ fn shifted_vector_and_portable_loops_agree_bitwise() {
         data[3 * w..4 * w].fill(0);
         data[12 * w..13 * w].fill(0);
         data[13 * w - 1] = 0x80;
-        let n = data.len() / w;
-        let a = super::shifted::run_portable(dtype, &data, n, 0.25);
-        let b = super::shifted::run_dispatched(dtype, &data, n, 0.25);
-        let f32s = |v: [f32; 8]| v.map(f32::to_bits);
-        assert_eq!(
-            (f32s(a.lo), f32s(a.hi)),
-            (f32s(b.lo), f32s(b.hi)),
-            "{dtype}"
-        );
-        assert_eq!(f32s(a.zeros), f32s(b.zeros), "{dtype}");
-        let bits = |v: [f64; 16]| v.map(f64::to_bits);
-        assert_eq!(bits(a.s1), bits(b.s1), "{dtype}");
-        assert_eq!(bits(a.s2), bits(b.s2), "{dtype}");
-        assert_eq!(
-            (a.kmin, a.kmax, a.kzeros),
-            (b.kmin, b.kmax, b.kzeros),
-            "{dtype}"
-        );
-        let zeros = if dtype == Dtype::Bf16 {
-            a.kzeros.iter().map(|&z| f32::from(z)).sum::<f32>()
-        } else {
-            a.zeros.iter().sum::<f32>()
-        };
-        assert!(zeros >= 2.0, "{dtype}");
+        // A multiple of 32 elements, and one that leaves 16 for the AVX2 loop after AVX-512.
+        for (n, level) in [data.len() / w, data.len() / w - 16]
+            .into_iter()
+            .flat_map(|n| [Level::Avx2, Level::Avx512].map(|l| (n, l)))
+        {
+            let a = super::shifted::run_portable(dtype, &data, n, 0.25);
+            let b = with_level(level, || {
+                super::shifted::run_dispatched(dtype, &data, n, 0.25)
+            });
+            assert_same_acc(dtype, &a, &b);
+        }
     }
+}
+
+/// Asserts two lane accumulators hold the same bits, and that the data had zeros.
+fn assert_same_acc(dtype: Dtype, a: &super::shifted::Acc, b: &super::shifted::Acc) {
+    let f32s = |v: [f32; 8]| v.map(f32::to_bits);
+    assert_eq!(
+        (f32s(a.lo), f32s(a.hi)),
+        (f32s(b.lo), f32s(b.hi)),
+        "{dtype}"
+    );
+    assert_eq!(f32s(a.zeros), f32s(b.zeros), "{dtype}");
+    let bits = |v: [f64; 16]| v.map(f64::to_bits);
+    assert_eq!(bits(a.s1), bits(b.s1), "{dtype}");
+    assert_eq!(bits(a.s2), bits(b.s2), "{dtype}");
+    assert_eq!(
+        (a.kmin, a.kmax, a.kzeros),
+        (b.kmin, b.kmax, b.kzeros),
+        "{dtype}"
+    );
+    let zeros = if dtype == Dtype::Bf16 {
+        a.kzeros.iter().map(|&z| f32::from(z)).sum::<f32>()
+    } else {
+        a.zeros.iter().sum::<f32>()
+    };
+    assert!(zeros >= 2.0, "{dtype}");
 }

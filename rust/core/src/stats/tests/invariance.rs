@@ -100,10 +100,10 @@ fn class_counts(dtype: Dtype, bytes: &[u8]) -> [u64; 4] {
 }
 
 #[test]
-fn portable_and_vector_paths_agree_bitwise() {
-    use crate::elements::cpu::FORCE_PORTABLE;
-    use std::sync::atomic::Ordering;
-    // Random bytes with NaN/Inf-free and special-laden variants, many blocks and chunks.
+fn portable_avx2_and_avx512_paths_agree_bitwise() {
+    use crate::elements::cpu::{with_level, Level};
+    // Random bytes with NaN/Inf-free and special-laden variants, many blocks and chunks; odd
+    // lengths leave 16-element remainders for the AVX2 loop after the AVX-512 one, and tails.
     let mut next = rng(23);
     let noisy: Vec<u8> = (0..24 * 3000).map(|_| next() as u8).collect();
     let tame: Vec<u8> = noisy
@@ -111,14 +111,12 @@ fn portable_and_vector_paths_agree_bitwise() {
         .enumerate()
         .map(|(i, b)| if i % 2 == 1 { b & 0x3F } else { *b })
         .collect();
-    for data in [&noisy, &tame] {
+    for data in [&noisy[..], &tame[..], &tame[..24 * 2999]] {
         for dtype in Dtype::ALL {
-            let vector = one(dtype, data, &opts(2, 24 * 250));
-            // Other tests running meanwhile are unaffected: both paths give the same bits.
-            FORCE_PORTABLE.store(true, Ordering::Relaxed);
-            let portable = one(dtype, data, &opts(2, 24 * 250));
-            FORCE_PORTABLE.store(false, Ordering::Relaxed);
-            assert_eq!(format!("{vector:?}"), format!("{portable:?}"), "{dtype}");
+            let run = |level| with_level(level, || one(dtype, data, &opts(2, 24 * 250)));
+            let [portable, avx2, avx512] = Level::ALL.map(run);
+            assert_eq!(format!("{avx512:?}"), format!("{portable:?}"), "{dtype}");
+            assert_eq!(format!("{avx2:?}"), format!("{portable:?}"), "{dtype}");
         }
     }
 }
