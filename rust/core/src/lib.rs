@@ -9,6 +9,7 @@ pub mod dtype;
 pub mod elements;
 pub mod error;
 pub mod finding;
+pub mod floor;
 pub mod header;
 pub mod pages;
 pub mod progress;

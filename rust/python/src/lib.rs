@@ -6,6 +6,7 @@ mod buffer;
 mod checkpoint;
 mod convert;
 mod errors;
+mod floor;
 mod progress;
 mod stats;
 
@@ -23,6 +24,8 @@ mod _native {
     use crate::buffer::TensorBuffer;
     #[pymodule_export]
     use crate::checkpoint::NativeCheckpoint;
+    #[pymodule_export]
+    use crate::floor::sum_words;
     #[pymodule_export]
     use crate::stats::tensor_stats;
 
