@@ -1,0 +1,107 @@
+"""Timing and reporting helpers for bench.py: best-of-N timing, result rows, the printed table,
+and facts about the machine (load, memory) to print beside the numbers."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Row:
+    """One measured operation. `floor_key` names the floor row it is compared with."""
+
+    operation: str
+    threads: int | None
+    seconds: float
+    nbytes: int
+    repeats: int
+    floor_key: str | None = None
+    numpy_key: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def gb_per_s(self) -> float:
+        return self.nbytes / self.seconds / 1e9 if self.seconds > 0 else float("inf")
+
+
+def best_of(fn: Callable[[], Any], repeats: int) -> tuple[float, Any]:
+    """The fastest of `repeats` wall-clock runs of `fn`, and the last run's result."""
+    best, result = float("inf"), None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        result = fn()
+        best = min(best, time.perf_counter() - start)
+    return best, result
+
+
+def ratio_vs(row: Row, others: dict[str, Row], key: str | None) -> float | None:
+    """`other.seconds / row.seconds`: how many times faster `row` is than the reference row
+    (vs the floor, 1.0 means as fast as reading the bytes)."""
+    ref = others.get(key) if key else None
+    if ref is None or row.seconds <= 0:
+        return None
+    return ref.seconds * (row.nbytes / ref.nbytes) / row.seconds
+
+
+def format_table(rows: list[Row], by_key: dict[str, Row]) -> str:
+    head = ("operation", "threads", "N", "seconds", "GB/s", "vs floor", "vs numpy")
+    lines = [head]
+    for row in rows:
+        vs_floor = ratio_vs(row, by_key, row.floor_key)
+        vs_numpy = ratio_vs(row, by_key, row.numpy_key)
+        lines.append(
+            (
+                row.operation,
+                "-" if row.threads is None else str(row.threads),
+                str(row.repeats),
+                f"{row.seconds:.4f}" if row.seconds < 1 else f"{row.seconds:.2f}",
+                f"{row.gb_per_s:.2f}" if row.nbytes else "-",
+                "-" if vs_floor is None else f"{vs_floor:.2f}x",
+                "-" if vs_numpy is None else f"{vs_numpy:.1f}x",
+            )
+        )
+    widths = [max(len(line[i]) for line in lines) for i in range(len(head))]
+    out = []
+    for n, line in enumerate(lines):
+        cells = [
+            c.ljust(w) if i == 0 else c.rjust(w)
+            for i, (c, w) in enumerate(zip(line, widths, strict=True))
+        ]
+        out.append("  ".join(cells))
+        if n == 0:
+            out.append("  ".join("-" * w for w in widths))
+    return "\n".join(out)
+
+
+def meminfo_kib() -> dict[str, int]:
+    info = {}
+    with open("/proc/meminfo") as f:
+        for line in f:
+            key, value = line.split(":", 1)
+            info[key] = int(value.split()[0])
+    return info
+
+
+def uptime() -> str:
+    try:
+        return subprocess.run(
+            ["uptime"], capture_output=True, text=True, check=False
+        ).stdout.strip()
+    except OSError:
+        return f"loadavg {os.getloadavg()}"
+
+
+def warm(paths: list[str], block: int = 16 << 20) -> tuple[float, int]:
+    """Reads every file once (to put it in the page cache); returns (seconds, bytes)."""
+    start, total = time.perf_counter(), 0
+    buf = bytearray(block)
+    for path in paths:
+        with open(path, "rb", buffering=0) as f:
+            while n := f.readinto(buf):
+                total += n
+    return time.perf_counter() - start, total
