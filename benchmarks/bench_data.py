@@ -238,10 +238,10 @@ def ensure_perturbed(directory: Path, size: str) -> tuple[Path, bool]:
     return path, False
 
 
-def sparse_specs(total_gb: float, count: int = 100) -> list[TensorSpec]:
-    """`count` bf16 matrices of 2^30 elements (2 GiB) each, at least `total_gb` GB in all."""
+def sparse_specs(total_gb: float) -> list[TensorSpec]:
+    """bf16 matrices of 2^30 elements (2 GiB) each, at least `total_gb` GB in all."""
     per = 2 << 30
-    count = max(count, int(-(-total_gb * 1e9 // per)))
+    count = max(1, int(-(-total_gb * 1e9 // per)))
     return [TensorSpec(f"layers.{i:03d}.weight", "BF16", (131072, 8192)) for i in range(count)]
 
 
