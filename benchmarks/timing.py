@@ -29,6 +29,39 @@ class Row:
         return self.nbytes / self.seconds / 1e9 if self.seconds > 0 else float("inf")
 
 
+@dataclass
+class Op:
+    """An operation to time: `fn()` runs it once; `key` identifies its row."""
+
+    key: str
+    operation: str
+    threads: int | None
+    fn: Callable[[], Any]
+    nbytes: int
+    floor_key: str | None = None
+    numpy_key: str | None = None
+
+
+def run_interleaved(ops: list[Op], repeats: int) -> tuple[dict[str, Row], dict[str, Any]]:
+    """Times every op `repeats` times in rounds (each round runs every op once, in order), so a
+    change in machine load during the run hits all ops alike; keeps each op's fastest run.
+    Returns the rows and the last result of every op, by key."""
+    best = {op.key: float("inf") for op in ops}
+    results: dict[str, Any] = {}
+    for _ in range(repeats):
+        for op in ops:
+            start = time.perf_counter()
+            results[op.key] = op.fn()
+            best[op.key] = min(best[op.key], time.perf_counter() - start)
+    rows = {
+        op.key: Row(
+            op.operation, op.threads, best[op.key], op.nbytes, repeats, op.floor_key, op.numpy_key
+        )
+        for op in ops
+    }
+    return rows, results
+
+
 def best_of(fn: Callable[[], Any], repeats: int) -> tuple[float, Any]:
     """The fastest of `repeats` wall-clock runs of `fn`, and the last run's result."""
     best, result = float("inf"), None
