@@ -13,7 +13,7 @@ import bench_data
 import eagle3_inspect
 from baselines import numpy_stats, torch_available, torch_stats
 from eagle3_inspect import _native
-from timing import Op, Row, best_of, meminfo_kib, run_interleaved, warm
+from timing import Op, Row, meminfo_kib, run_interleaved, warm
 
 
 def readable(ckpt: eagle3_inspect.Checkpoint) -> list[str]:
@@ -101,15 +101,17 @@ def measure_drafter(args, threads: list[int], report: dict) -> list[Row]:
         print("note: eagle3_inspect.diff is not available on this build; diff rows skipped")
     by_key, results = run_interleaved(ops, n)
 
-    secs, ref = best_of(lambda: numpy_stats(ckpt, names), 1)
-    by_key["numpy"] = Row("numpy+ml_dtypes stats (f32 chunks, f64 sums)", 1, secs, nbytes, 1)
+    numpy_op = "numpy+ml_dtypes stats (f32 chunks, f64 sums)"
+    base_ops = [Op("numpy", numpy_op, 1, lambda: numpy_stats(ckpt, names), nbytes)]
     if torch_available():
-        secs, _ = best_of(lambda: torch_stats(ckpt, names), 1)
-        by_key["torch"] = Row(
-            "torch stats (f32 chunks, f64 sums)", 1, secs, nbytes, 1, None, "numpy"
-        )
+        torch_op = "torch stats (f32 chunks, f64 sums)"
+        base_ops.append(Op("torch", torch_op, None, lambda: torch_stats(ckpt, names), nbytes))
+        base_ops[-1].numpy_key = "numpy"
     else:
         print("note: torch is not importable; the torch baseline is skipped (not installed)")
+    base_rows, base_results = run_interleaved(base_ops, 1)
+    by_key.update(base_rows)
+    ref = base_results["numpy"]
     worst = {t: agreement(results[f"eagle3-inspect stats:{t}"], ref) for t in threads}
     report["stats_vs_numpy_max_rel_diff"] = worst
     print(
@@ -126,7 +128,10 @@ def measure_drafter(args, threads: list[int], report: dict) -> list[Row]:
                 )
     own_floors = [k for k in by_key if k.startswith(("floor:", "floor (pages kept mapped):"))]
     order = ["scan", *own_floors, *(k for k in ("numpy", "torch") if k in by_key)]
-    order += [k for k in by_key if k not in order and not k.startswith("floor (perturbed")]
+    order += [k for k in by_key if k.startswith("eagle3-inspect")]
+    for t in threads if has_diff else []:
+        order += [f"floor2:{t}", f"diff vs perturbed copy:{t}", f"floor2self:{t}"]
+        order += [f"diff vs itself:{t}"]
     report["_by_key"] = by_key
     return [by_key[k] for k in order]
 
@@ -156,7 +161,7 @@ def add_diff_floors(by_key: dict[str, Row], threads: list[int], n: int) -> None:
         fa, fb = by_key[f"floor:{t}"], by_key[f"floor (perturbed copy):{t}"]
         both = Row("raw-read floor A+B", t, fa.seconds + fb.seconds, fa.nbytes + fb.nbytes, n)
         by_key[f"floor2:{t}"] = both
-        by_key[f"floor2self:{t}"] = Row("floor A+A", t, 2 * fa.seconds, 2 * fa.nbytes, n)
+        by_key[f"floor2self:{t}"] = Row("raw-read floor A+A", t, 2 * fa.seconds, 2 * fa.nbytes, n)
 
 
 def diff_summary(report: Any) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import threading
 import time
 
@@ -44,6 +45,11 @@ class AnonSampler(threading.Thread):
         self.peak_kib = max(self.peak_kib, status_kib("RssAnon"))
 
 
+def cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("path")
@@ -58,9 +64,9 @@ def main() -> None:
     before = {f: status_kib(f) for f in ("RssAnon", "RssFile", "VmHWM")}
     sampler = AnonSampler()
     sampler.start()
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), cpu_seconds()
     stats = ckpt.stats(threads=args.threads, hashes=args.hashes)
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu
     sampler.stop()
     after = {f: status_kib(f) for f in ("RssAnon", "RssFile", "VmHWM")}
     zeros = sum(s.zeros for s in stats.values())
@@ -71,6 +77,7 @@ def main() -> None:
                 "bytes": nbytes,
                 "tensors": len(stats),
                 "seconds": seconds,
+                "cpu_seconds": cpu,
                 "threads": args.threads,
                 "zeros": zeros,
                 "numel": numel,

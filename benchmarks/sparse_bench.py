@@ -4,6 +4,7 @@ peak anonymous memory (memprobe.py)."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -11,8 +12,8 @@ import sys
 from pathlib import Path
 
 import bench_data
-import eagle3_inspect
-from timing import Row, best_of
+from drafter_bench import scan_path
+from timing import Op, Row, run_interleaved
 
 HERE = Path(__file__).resolve().parent
 
@@ -28,10 +29,11 @@ def measure_sparse(args, n: int, report: dict) -> list[Row]:
         f"sparse checkpoint {big}: {len(specs)} tensors, declares {size / 1e9:.1f} GB, "
         f"allocated on disk {blocks / 1024:.0f} KiB (st_blocks)"
     )
-    rows = []
-    for label, p in (("sparse 200+ GB", big), ("tiny twin, same names", tiny)):
-        secs, _ = best_of(lambda p=p: eagle3_inspect.scan(eagle3_inspect.open(p)), n)
-        rows.append(Row(f"header scan ({label})", None, secs, 0, n))
+    ops = [
+        Op(label, f"header scan ({label})", None, functools.partial(scan_path, p), 0)
+        for label, p in (("sparse 200+ GB", big), ("tiny twin, same names", tiny))
+    ]
+    rows = list(run_interleaved(ops, n)[0].values())
     report["sparse"] = {"declared_bytes": size, "tensors": len(specs), "disk_bytes": blocks}
     probes = [("drafter", args.data / f"drafter-{args.size}")]
     if args.sparse_stats:
@@ -52,7 +54,9 @@ def measure_sparse(args, n: int, report: dict) -> list[Row]:
             f"(incl. file pages); target < 256 MiB: {'met' if peak < 256 else 'MISSED'}"
         )
         if label == "sparse":
-            rows.append(Row("stats over sparse (child)", 2, out["seconds"], out["bytes"], 1))
+            row = Row("stats over sparse (child)", 2, out["seconds"], out["bytes"], 1)
+            row.cpu_seconds = out["cpu_seconds"]
+            rows.append(row)
     if args.sparse_stats:
         after = os.stat(big).st_blocks * 512
         print(f"  sparse file still allocates {after / 1024:.0f} KiB on disk after the pass")

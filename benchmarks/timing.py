@@ -4,6 +4,7 @@ and facts about the machine (load, memory) to print beside the numbers."""
 from __future__ import annotations
 
 import os
+import resource
 import subprocess
 import time
 from collections.abc import Callable
@@ -23,6 +24,7 @@ class Row:
     floor_key: str | None = None
     numpy_key: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    cpu_seconds: float | None = None  # process CPU time (all threads) of the timed run
 
     @property
     def gb_per_s(self) -> float:
@@ -46,30 +48,27 @@ def run_interleaved(ops: list[Op], repeats: int) -> tuple[dict[str, Row], dict[s
     """Times every op `repeats` times in rounds (each round runs every op once, in order), so a
     change in machine load during the run hits all ops alike; keeps each op's fastest run.
     Returns the rows and the last result of every op, by key."""
-    best = {op.key: float("inf") for op in ops}
+    best = {op.key: (float("inf"), 0.0) for op in ops}
     results: dict[str, Any] = {}
     for _ in range(repeats):
         for op in ops:
-            start = time.perf_counter()
+            cpu, start = cpu_seconds(), time.perf_counter()
             results[op.key] = op.fn()
-            best[op.key] = min(best[op.key], time.perf_counter() - start)
-    rows = {
-        op.key: Row(
-            op.operation, op.threads, best[op.key], op.nbytes, repeats, op.floor_key, op.numpy_key
-        )
-        for op in ops
-    }
+            wall, cpu = time.perf_counter() - start, cpu_seconds() - cpu
+            best[op.key] = min(best[op.key], (wall, cpu))
+    rows = {}
+    for op in ops:
+        wall, cpu = best[op.key]
+        row = Row(op.operation, op.threads, wall, op.nbytes, repeats, op.floor_key, op.numpy_key)
+        row.cpu_seconds = cpu
+        rows[op.key] = row
     return rows, results
 
 
-def best_of(fn: Callable[[], Any], repeats: int) -> tuple[float, Any]:
-    """The fastest of `repeats` wall-clock runs of `fn`, and the last run's result."""
-    best, result = float("inf"), None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = fn()
-        best = min(best, time.perf_counter() - start)
-    return best, result
+def cpu_seconds() -> float:
+    """User + system CPU time of this process, all threads."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def ratio_vs(row: Row, others: dict[str, Row], key: str | None) -> float | None:
@@ -82,7 +81,7 @@ def ratio_vs(row: Row, others: dict[str, Row], key: str | None) -> float | None:
 
 
 def format_table(rows: list[Row], by_key: dict[str, Row]) -> str:
-    head = ("operation", "threads", "N", "seconds", "GB/s", "vs floor", "vs numpy")
+    head = ("operation", "threads", "N", "seconds", "GB/s", "CPU s", "vs floor", "vs numpy")
     lines = [head]
     for row in rows:
         vs_floor = ratio_vs(row, by_key, row.floor_key)
@@ -94,6 +93,7 @@ def format_table(rows: list[Row], by_key: dict[str, Row]) -> str:
                 str(row.repeats),
                 f"{row.seconds:.4f}" if row.seconds < 1 else f"{row.seconds:.2f}",
                 f"{row.gb_per_s:.2f}" if row.nbytes else "-",
+                "-" if row.cpu_seconds is None else f"{row.cpu_seconds:.3f}",
                 "-" if vs_floor is None else f"{vs_floor:.2f}x",
                 "-" if vs_numpy is None else f"{vs_numpy:.1f}x",
             )
