@@ -23,7 +23,7 @@ import bench_data
 import eagle3_inspect
 from drafter_bench import measure_drafter
 from sparse_bench import measure_sparse
-from timing import format_table, ratio_vs, uptime
+from timing import Row, format_table, ratio_vs, uptime
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -37,6 +37,31 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--sparse-stats", action="store_true", help="run stats over the sparse file")
     p.add_argument("--json", type=Path, help="also write the numbers as JSON to this file")
     return p.parse_args(argv)
+
+
+def targets(by_key: dict[str, Row], report: dict[str, Any]) -> dict[str, Any]:
+    """Issue 3's targets, checked and printed: stats at 2 threads >= 0.8x the floor and >= 20x
+    numpy; peak anonymous memory of a stats pass < 256 MB."""
+    out: dict[str, Any] = {}
+    stats = by_key.get("eagle3-inspect stats:2")
+    if stats is not None:
+        out["stats_2t_vs_floor"] = ratio_vs(stats, by_key, stats.floor_key)
+        out["stats_2t_vs_numpy"] = ratio_vs(stats, by_key, stats.numpy_key)
+    peaks = [m["peak_rss_anon_kib"] * 1024 for m in report.get("memory", {}).values()]
+    if peaks:
+        out["peak_rss_anon_bytes"] = max(peaks)
+    checks = (
+        ("stats_2t_vs_floor", ">=", 0.8, "stats (2 threads) vs floor"),
+        ("stats_2t_vs_numpy", ">=", 20.0, "stats (2 threads) vs numpy"),
+        ("peak_rss_anon_bytes", "<", 256e6, "peak RssAnon of a stats pass, bytes"),
+    )
+    for key, op, want, label in checks:
+        if out.get(key) is None:
+            continue
+        ok = out[key] >= want if op == ">=" else out[key] < want
+        out[key + "_met"] = ok
+        print(f"target {label}: {out[key]:.4g} (want {op} {want:g}): {'met' if ok else 'MISSED'}")
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -53,8 +78,9 @@ def main(argv: list[str] | None = None) -> int:
         by_key = report.pop("_by_key")
         rows += measure_sparse(args, args.repeats, report)
     finally:
+        generated = report.pop("generated")
         if not args.keep:
-            for directory in report.pop("generated"):
+            for directory in generated:
                 shutil.rmtree(directory, ignore_errors=True)
             if args.data.is_dir() and not any(args.data.iterdir()):
                 args.data.rmdir()
@@ -71,12 +97,14 @@ def main(argv: list[str] | None = None) -> int:
             "seconds": r.seconds,
             "bytes": r.nbytes,
             "gb_per_s": r.gb_per_s if r.nbytes else None,
+            "cpu_seconds": r.cpu_seconds,
             "vs_floor": ratio_vs(r, by_key, r.floor_key),
             "vs_numpy": ratio_vs(r, by_key, r.numpy_key),
             **r.extra,
         }
         for r in rows
     ]
+    report["targets"] = targets(by_key, report)
     if args.json:
         args.json.write_text(json.dumps(report, indent=2, default=str) + "\n")
     return 0
