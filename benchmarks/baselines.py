@@ -5,7 +5,8 @@ Both compute what `Checkpoint.stats()` computes per tensor (NaN / +Inf / -Inf / 
 min, max, sum and sum of squares -> mean / std, abs max, L2) in chunks of about 64 MB, reading the
 same memory map through `Checkpoint.tensor()` (zero copy), converting each chunk to float32 and
 accumulating in float64. They are written the way a careful user would write them: vectorised,
-one conversion per chunk, non-finite filtering only when a chunk has non-finite values.
+one conversion per chunk into reused buffers, non-finite filtering only when a chunk has
+non-finite values.
 """
 
 from __future__ import annotations
@@ -44,18 +45,30 @@ def _empty() -> dict[str, Any]:
     return acc
 
 
-def numpy_tensor_stats(array: np.ndarray) -> dict[str, Any]:
+class _Buffers:
+    """Scratch arrays reused across chunks and tensors: a fresh 64 MB float32 array per chunk
+    would be a new mmap each time, and numpy would be charged for faulting it in."""
+
+    def __init__(self, elems: int) -> None:
+        self.f32 = np.empty(elems, dtype=np.float32)
+        self.f64 = np.empty(elems, dtype=np.float64)
+        self.mask = np.empty(elems, dtype=np.bool_)
+
+
+def numpy_tensor_stats(array: np.ndarray, buffers: _Buffers | None = None) -> dict[str, Any]:
     """Stats of one tensor (any numpy / ml_dtypes dtype), chunk by chunk."""
     flat = array.reshape(-1)
     per = max(1, CHUNK_BYTES // max(1, flat.dtype.itemsize))
+    buffers = buffers if buffers is not None and buffers.f32.size >= per else _Buffers(per)
     acc = _empty()
     for start in range(0, flat.size, per):
-        x = flat[start : start + per].astype(np.float32)
-        finite = np.isfinite(x)
+        chunk = flat[start : start + per]
+        x = buffers.f32[: chunk.size]
+        np.copyto(x, chunk, casting="unsafe")
+        finite = np.isfinite(x, out=buffers.mask[: chunk.size])
         n_finite = int(np.count_nonzero(finite))
         if n_finite != x.size:
-            nan = int(np.count_nonzero(np.isnan(x)))
-            acc["nan"] += nan
+            acc["nan"] += int(np.count_nonzero(np.isnan(x)))
             acc["posinf"] += int(np.count_nonzero(np.isposinf(x)))
             acc["neginf"] += int(np.count_nonzero(np.isneginf(x)))
             x = x[finite]
@@ -65,14 +78,16 @@ def numpy_tensor_stats(array: np.ndarray) -> dict[str, Any]:
             acc["min"] = min(acc["min"], float(x.min()))
             acc["max"] = max(acc["max"], float(x.max()))
             acc["sum"] += float(x.sum(dtype=np.float64))
-            x64 = x.astype(np.float64)
+            x64 = buffers.f64[: x.size]
+            np.copyto(x64, x)
             acc["sumsq"] += float(np.dot(x64, x64))
     return _finish(acc, flat.size)
 
 
 def numpy_stats(ckpt: Any, names: list[str]) -> dict[str, dict[str, Any]]:
     """The numpy baseline over the named tensors of an opened `eagle3_inspect.Checkpoint`."""
-    return {name: numpy_tensor_stats(ckpt.tensor(name)) for name in names}
+    buffers = _Buffers(CHUNK_BYTES)
+    return {name: numpy_tensor_stats(ckpt.tensor(name), buffers) for name in names}
 
 
 def torch_available() -> bool:

@@ -84,3 +84,25 @@ def test_sparse_file_is_a_hole_with_a_full_header(tmp_path):
     twin = tmp_path / "twin.safetensors"
     bench_data.write_tiny_twin(twin, specs)
     assert set(eagle3_inspect.open(twin).tensors) == set(ckpt.tensors)
+
+
+def test_numpy_baseline_matches_a_float64_reference(monkeypatch):
+    import baselines
+
+    monkeypatch.setattr(baselines, "CHUNK_BYTES", 4096)  # many chunks, and a partial last one
+    rng = np.random.default_rng(3)
+    values = rng.standard_normal(100_003).astype(np.float32) * 3 + 1
+    values[[5, 70_000]] = np.nan
+    values[9] = np.inf
+    values[[11, 12, 13]] = -np.inf
+    values[[20, 21]] = 0
+    got = baselines.numpy_tensor_stats(values.astype(ml_dtypes.bfloat16))
+    exact = values.astype(ml_dtypes.bfloat16).astype(np.float64)
+    finite = exact[np.isfinite(exact)]
+    assert (got["nan"], got["posinf"], got["neginf"]) == (2, 1, 3)
+    assert got["zeros"] == np.count_nonzero(finite == 0)
+    assert (got["min"], got["max"]) == (finite.min(), finite.max())
+    assert got["abs_max"] == np.abs(finite).max()
+    np.testing.assert_allclose(got["mean"], finite.mean(), rtol=1e-12)
+    np.testing.assert_allclose(got["std"], finite.std(), rtol=1e-9)
+    np.testing.assert_allclose(got["l2"], np.sqrt(np.dot(finite, finite)), rtol=1e-12)
