@@ -42,6 +42,8 @@ class Op:
     nbytes: int
     floor_key: str | None = None
     numpy_key: str | None = None
+    setup: Callable[[], Any] | None = None  # run untimed before every timed run
+    teardown: Callable[[], Any] | None = None  # run untimed after every timed run
 
 
 def run_interleaved(ops: list[Op], repeats: int) -> tuple[dict[str, Row], dict[str, Any]]:
@@ -52,10 +54,14 @@ def run_interleaved(ops: list[Op], repeats: int) -> tuple[dict[str, Row], dict[s
     results: dict[str, Any] = {}
     for _ in range(repeats):
         for op in ops:
+            if op.setup is not None:
+                op.setup()
             cpu, start = cpu_seconds(), time.perf_counter()
             results[op.key] = op.fn()
             wall, cpu = time.perf_counter() - start, cpu_seconds() - cpu
             best[op.key] = min(best[op.key], (wall, cpu))
+            if op.teardown is not None:
+                op.teardown()
     rows = {}
     for op in ops:
         wall, cpu = best[op.key]
