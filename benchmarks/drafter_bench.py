@@ -13,7 +13,7 @@ import bench_data
 import eagle3_inspect
 from baselines import numpy_stats, torch_available, torch_stats
 from eagle3_inspect import _native
-from timing import Op, Row, meminfo_kib, run_interleaved, warm
+from timing import Contention, Op, Row, meminfo_kib, run_interleaved, warm
 
 
 def readable(ckpt: eagle3_inspect.Checkpoint) -> list[str]:
@@ -103,7 +103,10 @@ def measure_drafter(args, threads: list[int], report: dict) -> list[Row]:
         ops += diff_ops(path, other, ckpt, threads)
     else:
         print("note: eagle3_inspect.diff is not available on this build; diff rows skipped")
-    by_key, results = run_interleaved(ops, n)
+    with Contention() as busy:
+        by_key, results = run_interleaved(ops, n)
+    print(f"timed rounds: {busy.describe()}")
+    report["contention"] = {"wall_s": busy.wall, "other_cpu_s": busy.others}
 
     numpy_op = "numpy+ml_dtypes stats (f32 chunks, f64 sums)"
     base_ops = [Op("numpy", numpy_op, 1, lambda: numpy_stats(ckpt, names), nbytes)]

@@ -117,6 +117,36 @@ def format_table(rows: list[Row], by_key: dict[str, Row]) -> str:
     return "\n".join(out)
 
 
+def machine_busy_seconds() -> float:
+    """CPU seconds all processes on the machine have used since boot (all cores, from /proc/stat:
+    user + nice + system + irq + softirq + steal)."""
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    busy = fields[0] + fields[1] + fields[2] + sum(fields[5:8])
+    return busy / os.sysconf("SC_CLK_TCK")
+
+
+class Contention:
+    """Measures how much CPU other processes used while a block ran (machine busy time minus
+    this process's CPU time), to print beside timings taken on a shared machine."""
+
+    def __enter__(self) -> Contention:
+        self.start = (time.perf_counter(), machine_busy_seconds(), cpu_seconds())
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        wall, busy, own = self.start
+        self.wall = time.perf_counter() - wall
+        self.others = max(0.0, machine_busy_seconds() - busy - (cpu_seconds() - own))
+
+    def describe(self) -> str:
+        cores = self.others / self.wall if self.wall > 0 else 0.0
+        return (
+            f"other processes used {self.others:.1f} CPU-seconds in these {self.wall:.1f} s "
+            f"(on average {cores:.2f} of {os.cpu_count()} cores)"
+        )
+
+
 def meminfo_kib() -> dict[str, int]:
     info = {}
     with open("/proc/meminfo") as f:
