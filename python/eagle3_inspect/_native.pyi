@@ -99,3 +99,11 @@ def content_hashes(
     threads: int | None = None,
     progress: ProgressCallback | None = None,
 ) -> dict[str, str]: ...
+def sum_words(
+    checkpoint: NativeCheckpoint,
+    names: Sequence[str] | None = None,
+    *,
+    threads: int | None = None,
+    release_pages: bool = True,
+) -> int:
+    """The raw-read floor: wrapping sum of the tensors' u64 words in one parallel pass."""

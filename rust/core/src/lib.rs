@@ -10,6 +10,7 @@ pub mod dtype;
 pub mod elements;
 pub mod error;
 pub mod finding;
+pub mod floor;
 pub mod header;
 pub mod pages;
 pub mod pool;

@@ -7,6 +7,7 @@ mod checkpoint;
 mod convert;
 mod diff;
 mod errors;
+mod floor;
 mod progress;
 mod stats;
 mod vocab;
@@ -27,6 +28,8 @@ mod _native {
     use crate::checkpoint::NativeCheckpoint;
     #[pymodule_export]
     use crate::diff::{content_hashes, diff_pairs};
+    #[pymodule_export]
+    use crate::floor::sum_words;
     #[pymodule_export]
     use crate::stats::tensor_stats;
     #[pymodule_export]

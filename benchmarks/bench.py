@@ -1,0 +1,114 @@
+"""eagle3-inspect benchmark: stats, hashes, header scan and diff against the raw-read floor and a
+numpy baseline, on one generated drafter-sized checkpoint, plus a 200+ GB sparse checkpoint.
+
+    python benchmarks/bench.py [--data DIR] [--size full|small] [--keep] [--sparse-stats]
+                               [--repeats N] [--json FILE]
+
+See benchmarks/README.md for what each number means.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import bench_data
+import eagle3_inspect
+from drafter_bench import measure_drafter
+from sparse_bench import measure_sparse
+from timing import Row, format_table, ratio_vs, uptime
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--data", type=Path, default=Path("bench-data"), help="data dir (./bench-data)")
+    p.add_argument("--size", choices=sorted(bench_data.SIZES), default="full")
+    p.add_argument("--keep", action="store_true", help="keep generated files for the next run")
+    p.add_argument("--repeats", type=int, default=3, help="best-of-N for the fast operations")
+    p.add_argument("--threads", default="1,2", help="thread counts to measure (1,2)")
+    p.add_argument("--sparse-gb", type=float, default=200.0, help="sparse checkpoint size, GB")
+    p.add_argument("--sparse-stats", action="store_true", help="run stats over the sparse file")
+    p.add_argument("--json", type=Path, help="also write the numbers as JSON to this file")
+    return p.parse_args(argv)
+
+
+def targets(by_key: dict[str, Row], report: dict[str, Any]) -> dict[str, Any]:
+    """Issue 3's targets, checked and printed: stats at 2 threads >= 0.8x the floor and >= 20x
+    numpy; peak anonymous memory of a stats pass < 256 MB."""
+    out: dict[str, Any] = {}
+    stats = by_key.get("eagle3-inspect stats:2")
+    if stats is not None:
+        out["stats_2t_vs_floor"] = ratio_vs(stats, by_key, stats.floor_key)
+        out["stats_2t_vs_numpy"] = ratio_vs(stats, by_key, stats.numpy_key)
+    peaks = [m["peak_rss_anon_kib"] * 1024 for m in report.get("memory", {}).values()]
+    if peaks:
+        out["peak_rss_anon_bytes"] = max(peaks)
+    checks = (
+        ("stats_2t_vs_floor", ">=", 0.8, "stats (2 threads) vs floor"),
+        ("stats_2t_vs_numpy", ">=", 20.0, "stats (2 threads) vs numpy"),
+        ("peak_rss_anon_bytes", "<", 256e6, "peak RssAnon of a stats pass, bytes"),
+    )
+    for key, op, want, label in checks:
+        if out.get(key) is None:
+            continue
+        ok = out[key] >= want if op == ">=" else out[key] < want
+        out[key + "_met"] = ok
+        print(f"target {label}: {out[key]:.4g} (want {op} {want:g}): {'met' if ok else 'MISSED'}")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    threads = [int(t) for t in args.threads.split(",")]
+    report: dict[str, Any] = {"uptime_start": uptime(), "size": args.size, "repeats": args.repeats}
+    print(
+        f"eagle3-inspect {eagle3_inspect.__version__}, numpy {np.__version__}, "
+        f"{os.cpu_count()} CPUs\nload at start: {report['uptime_start']}"
+    )
+    report["generated"] = [args.data / "sparse"]
+    try:
+        rows = measure_drafter(args, threads, report)
+        by_key = report.pop("_by_key")
+        rows += measure_sparse(args, args.repeats, report)
+    finally:
+        generated = report.pop("generated")
+        if not args.keep:
+            for directory in generated:
+                shutil.rmtree(directory, ignore_errors=True)
+            if args.data.is_dir() and not any(args.data.iterdir()):
+                args.data.rmdir()
+    report["uptime_end"] = uptime()
+    print(
+        f"\nbest of N (N shown per row); GB = 1e9 bytes; vs floor/numpy = throughput ratio\n"
+        f"{format_table(rows, by_key)}\nload at end: {report['uptime_end']}"
+    )
+    report["rows"] = [
+        {
+            "operation": r.operation,
+            "threads": r.threads,
+            "repeats": r.repeats,
+            "seconds": r.seconds,
+            "bytes": r.nbytes,
+            "gb_per_s": r.gb_per_s if r.nbytes else None,
+            "cpu_seconds": r.cpu_seconds,
+            "vs_floor": ratio_vs(r, by_key, r.floor_key),
+            "vs_numpy": ratio_vs(r, by_key, r.numpy_key),
+            **r.extra,
+        }
+        for r in rows
+    ]
+    report["targets"] = targets(by_key, report)
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=2, default=str) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
