@@ -142,3 +142,17 @@ impl NativeCheckpoint {
         Ok(TensorBuffer::new(Arc::clone(&self.inner), name.to_owned()))
     }
 }
+
+impl NativeCheckpoint {
+    /// `names`, or every readable tensor in name order when `None`.
+    pub(crate) fn names_or_readable(&self, names: Option<Vec<String>>) -> Vec<String> {
+        names.unwrap_or_else(|| {
+            let ckpt = &self.inner;
+            ckpt.tensors
+                .keys()
+                .filter(|n| ckpt.tensor_bytes(n).is_ok())
+                .cloned()
+                .collect()
+        })
+    }
+}

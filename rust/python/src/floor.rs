@@ -19,15 +19,7 @@ pub fn sum_words(
     release_pages: bool,
 ) -> PyResult<u64> {
     let ckpt = &*checkpoint.inner;
-    let names: Vec<String> = match names {
-        Some(names) => names,
-        None => ckpt
-            .tensors
-            .keys()
-            .filter(|n| ckpt.tensor_bytes(n).is_ok())
-            .cloned()
-            .collect(),
-    };
+    let names = checkpoint.names_or_readable(names);
     let mut buffers = Vec::with_capacity(names.len());
     for name in &names {
         let (_, _, data) = ckpt.tensor_bytes(name).map_err(NativeError)?;

@@ -45,15 +45,7 @@ pub fn tensor_stats<'py>(
     progress: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let ckpt = &*checkpoint.inner;
-    let names: Vec<String> = match names {
-        Some(names) => names,
-        None => ckpt
-            .tensors
-            .keys()
-            .filter(|n| ckpt.tensor_bytes(n).is_ok())
-            .cloned()
-            .collect(),
-    };
+    let names = checkpoint.names_or_readable(names);
     let mut tasks = Vec::with_capacity(names.len());
     for name in &names {
         let (_, entry, data) = ckpt.tensor_bytes(name).map_err(NativeError)?;
