@@ -16,7 +16,7 @@ For SGLang it also classifies how each target's ``set_eagle3_layers_to_capture``
 into capture indices (always ``+1`` = "output-of", ``+1`` only when the first id is 1 =
 "output-of-if-first-is-1", verbatim = "input-of").
 
-Usage: python tools/gen_capture_lists.py --wheels /work/wheels [--out DIR]
+Usage: python tools/gen_capture_lists.py --wheels ./wheels [--out DIR]
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """E3 rules: EAGLE-3 drafter architecture and config checks, and cross-checks against the target.
 
 E30xx look at the drafter alone (tensor names and shapes plus its config.json); E31xx compare the
-drafter with its target model. Sources are in /work/shared/reference/eagle3-formats.md (sections
+drafter with its target model. Sources: the project's format reference, eagle3-formats.md (sections
 A, C, D, E and the Appendix checklist).
 """
 
