@@ -676,3 +676,11 @@ def test_generator_reads_vllm_registry_and_supports_eagle3(tmp_path, gen):
     data = tomllib.loads(gen.generate("vllm", [wheel]))["versions"]["9.9.9"]
     assert data["registered_count"] == 3
     assert data["target_architectures"] == ["LlamaForCausalLM", "MyForCausalLM"]
+
+
+def test_a_version_newer_than_any_read_says_so():
+    (newest,) = resolve_engines("sglang")
+    (future,) = resolve_engines("sglang@99.0")
+    assert [f.code for f in check_engine(newest, {}, None) if f.code == "EN012"] == []
+    notes = [f for f in check_engine(future, {}, None) if f.code == "EN012"]
+    assert len(notes) == 1 and "newer than every sglang version" in notes[0].message

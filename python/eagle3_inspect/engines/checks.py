@@ -17,6 +17,7 @@ from eagle3_inspect.engines.configcheck import (
 from eagle3_inspect.engines.emit import finding
 from eagle3_inspect.engines.names import check_names
 from eagle3_inspect.engines.profile import EngineProfile
+from eagle3_inspect.engines.versions import try_parse_version
 from eagle3_inspect.findings import Finding
 from eagle3_inspect.tensorinfo import TensorInfo
 
@@ -37,13 +38,31 @@ def check_engine(
                 config_key="architectures",
             )
         ]
-    findings = check_names(profile, tensors.keys(), config)
+    findings = check_names(profile, tensors.keys(), config) + _beyond_checked(profile)
     if config is not None:
         findings += check_architecture(profile, config)
         findings += check_rejects(profile, config)
         findings += check_ignored(profile, config)
         findings += check_norm_flags(profile, config, tensors.keys())
     return findings
+
+
+def _beyond_checked(profile: EngineProfile) -> list[Finding]:
+    """EN012 when the requested version is newer than every version the profile was read from:
+    the open-ended profile still applies, but that engine's code may have changed since."""
+    asked = try_parse_version(profile.version)
+    read = [v for v in map(try_parse_version, profile.checked_versions) if v is not None]
+    if asked is None or not read or asked <= max(read):
+        return []
+    newest = ".".join(map(str, max(read)))
+    return [
+        finding(
+            profile,
+            "EN012",
+            f"{profile.label} is newer than every {profile.engine} version this profile was read "
+            f"from (newest {newest}); its verdicts assume nothing changed since",
+        )
+    ]
 
 
 def check_all(
