@@ -31,21 +31,20 @@ def render_scan(report: ScanReport, console: Console) -> None:
         title="Tensors" + (f" matching {report.filter!r}" if report.filter else ""),
         title_justify="left",
     )
-    columns = ["name", "dtype", "shape", "bytes", "file"]
-    if report.stats is not None:
-        columns += ["min", "max", "mean", "std", "nan", "inf", "zeros"]
+    # With statistics the value columns replace bytes and file (the JSON has everything).
+    with_stats = report.stats is not None
+    columns = ["name", "dtype", "shape"]
+    columns += (
+        ["min", "max", "mean", "std", "nan", "inf", "zeros"] if with_stats else ["bytes", "file"]
+    )
     for column in columns:
-        tensors.add_column(column, overflow="fold")
+        tensors.add_column(column, overflow="fold", min_width=16 if column == "name" else None)
     for info in report.tensors:
-        row = [
-            info.name,
-            info.dtype,
-            str(list(info.shape)),
-            human_bytes(info.nbytes),
-            info.file.rsplit("/", 1)[-1],
-        ]
-        if report.stats is not None:
-            s = report.stats.get(info.name)
+        row = [info.name, info.dtype, str(list(info.shape))]
+        if not with_stats:
+            row += [human_bytes(info.nbytes), info.file.rsplit("/", 1)[-1]]
+        else:
+            s = report.stats.get(info.name) if report.stats else None
             if s is None:
                 row += ["-"] * 7
             else:
