@@ -54,16 +54,20 @@ pub(super) unsafe fn run<const KIND: u8>(
     let w = if KIND == F32 { 4 } else { 2 };
     let steps = n / 4;
     let abs_mask = _mm256_castsi256_pd(_mm256_set1_epi64x(i64::MAX));
-    let inf = _mm256_set1_pd(f64::INFINITY);
     let (rtol_v, atol_v) = (_mm256_set1_pd(rtol), _mm256_set1_pd(atol));
     let mut sums = _mm256_setr_pd(acc.sum_abs, acc.sum_sq_diff, acc.sum_sq_a, acc.sum_sq_b);
     let mut dot = acc.dot;
-    // Per lane: the largest finite |a-b| so far and the first index attaining it (-1: none yet).
+    // Per lane: the largest finite |a-b| so far and the first step attaining it (few live
+    // vectors, so the sums stay in registers).
     let mut lane_max = _mm256_setzero_pd();
-    let mut lane_at = _mm256_set1_epi64x(-1);
-    let mut idx = _mm256_setr_epi64x(0, 1, 2, 3);
-    let four = _mm256_set1_epi64x(4);
-    let (mut finite, mut bad, mut bad_nonfinite) = (0u64, 0u64, 0u64);
+    let mut lane_at = _mm256_setzero_si256();
+    // Per-lane counts (a true mask is -1, so subtracting it counts one): finite places, places
+    // that are finite or the same non-finite value, and finite places out of tolerance.
+    let (mut n_fin, mut n_ok, mut n_out) = (
+        _mm256_setzero_si256(),
+        _mm256_setzero_si256(),
+        _mm256_setzero_si256(),
+    );
     for s in 0..steps {
         // SAFETY: elements 4s..4s+4 lie within the n elements of each side.
         let (x, y) = unsafe {
@@ -72,10 +76,8 @@ pub(super) unsafe fn run<const KIND: u8>(
                 load4::<KIND>(b.as_ptr().add(4 * s * w)),
             )
         };
-        let fin = _mm256_and_pd(
-            _mm256_cmp_pd::<_CMP_LT_OQ>(_mm256_and_pd(x, abs_mask), inf),
-            _mm256_cmp_pd::<_CMP_LT_OQ>(_mm256_and_pd(y, abs_mask), inf),
-        );
+        // v - v is 0 for a finite v and NaN for NaN or an infinity.
+        let fin = _mm256_cmp_pd::<_CMP_ORD_Q>(_mm256_sub_pd(x, x), _mm256_sub_pd(y, y));
         let d = _mm256_and_pd(_mm256_sub_pd(x, y), abs_mask);
         let (dm, xm, ym) = (
             _mm256_and_pd(d, fin),
@@ -87,10 +89,9 @@ pub(super) unsafe fn run<const KIND: u8>(
         lane_max = _mm256_max_pd(dm, lane_max);
         lane_at = _mm256_castpd_si256(_mm256_blendv_pd(
             _mm256_castsi256_pd(lane_at),
-            _mm256_castsi256_pd(idx),
+            _mm256_castsi256_pd(_mm256_set1_epi64x(s as i64)),
             gt,
         ));
-        idx = _mm256_add_epi64(idx, four);
         // Rows per element: [dm, dm*dm, xm*xm, ym*ym] (a 4x4 transpose).
         let (d2, x2, y2) = (
             _mm256_mul_pd(dm, dm),
@@ -118,26 +119,31 @@ pub(super) unsafe fn run<const KIND: u8>(
         // Counts: finite places out of tolerance (bound = atol + rtol*|b|, rounded as in the
         // scalar loop), and non-finite places that are not the same non-finite value.
         let bound = _mm256_add_pd(atol_v, _mm256_mul_pd(rtol_v, _mm256_and_pd(y, abs_mask)));
-        let out = _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_GT_OQ>(d, bound)) as u32;
+        let out = _mm256_cmp_pd::<_CMP_GT_OQ>(d, bound);
         let both_nan = _mm256_and_pd(
             _mm256_cmp_pd::<_CMP_UNORD_Q>(x, x),
             _mm256_cmp_pd::<_CMP_UNORD_Q>(y, y),
         );
         let same = _mm256_or_pd(both_nan, _mm256_cmp_pd::<_CMP_EQ_OQ>(x, y));
-        let same = _mm256_movemask_pd(same) as u32;
-        let fin = _mm256_movemask_pd(fin) as u32;
-        let nonfinite_bad = !fin & !same & 0xF;
-        finite += u64::from(fin.count_ones());
-        bad += u64::from((fin & out).count_ones() + nonfinite_bad.count_ones());
-        bad_nonfinite += u64::from(nonfinite_bad.count_ones());
+        let count = |n: __m256i, mask: __m256d| _mm256_sub_epi64(n, _mm256_castpd_si256(mask));
+        n_fin = count(n_fin, fin);
+        n_ok = count(n_ok, _mm256_or_pd(fin, same));
+        n_out = count(n_out, _mm256_and_pd(fin, out));
     }
     let mut lanes = [0.0f64; 4];
     // SAFETY: `lanes` is 4 writable f64.
     unsafe { _mm256_storeu_pd(lanes.as_mut_ptr(), sums) };
     [acc.sum_abs, acc.sum_sq_diff, acc.sum_sq_a, acc.sum_sq_b] = lanes;
     acc.dot = dot;
-    acc.finite += finite;
-    acc.mismatched += bad;
+    let total = |n: __m256i| {
+        let mut lanes = [0u64; 4];
+        // SAFETY: `lanes` is 4 writable u64.
+        unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast(), n) };
+        lanes.iter().sum::<u64>()
+    };
+    let bad_nonfinite = (4 * steps as u64).saturating_sub(total(n_ok));
+    acc.finite += total(n_fin);
+    acc.mismatched += total(n_out) + bad_nonfinite;
     acc.nonfinite_mismatched += bad_nonfinite;
     let (mut maxes, mut ats) = ([0.0f64; 4], [0i64; 4]);
     // SAFETY: both arrays are 4 writable 8-byte lanes.
@@ -146,8 +152,8 @@ pub(super) unsafe fn run<const KIND: u8>(
         _mm256_storeu_si256(ats.as_mut_ptr().cast(), lane_at);
     }
     // The first place of the largest value: the smallest index among lanes that attain it.
-    for (&m, &at) in maxes.iter().zip(&ats) {
-        let at = at as u64;
+    for (lane, (&m, &step)) in maxes.iter().zip(&ats).enumerate() {
+        let at = 4 * step as u64 + lane as u64;
         if m > acc.max_abs || (m == acc.max_abs && m > 0.0 && at < acc.max_index) {
             acc.max_abs = m;
             acc.max_index = at;
