@@ -37,9 +37,9 @@ unsafe fn load4<const KIND: u8>(p: *const u8) -> __m256d {
 }
 
 /// Runs the fused loop over the first `4 * (n / 4)` elements of `a` and `b` (each `n` elements
-/// of `w` bytes), continuing `acc` (the state after the places before them). Returns how many
-/// elements it consumed; the caller finishes the tail with the scalar loop. `max_index` in
-/// `acc` is relative to the block start.
+/// of `KIND`), starting from `acc`, which must be [`Acc::EMPTY`] (the block's first place is
+/// this call's first). Returns how many elements it consumed; the caller finishes the tail with
+/// the scalar loop. The `max_index` left in `acc` is relative to the block start.
 ///
 /// # Safety
 /// The CPU must support AVX2 and F16C; `a` and `b` must hold `n` elements of `KIND` each.
