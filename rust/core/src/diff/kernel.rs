@@ -2,6 +2,7 @@
 //! scratch buffers and accumulates an [`Acc`].
 
 use super::accum::Acc;
+use super::fused::{fused_block, handles};
 use crate::elements::{decode_into, values_in};
 use crate::Dtype;
 
@@ -22,7 +23,8 @@ pub(crate) fn byte_at(dtype: Dtype, elem: u64) -> usize {
     (elem.saturating_mul(dtype.bits()) / 8) as usize
 }
 
-/// Compares elements `[start, end)` of `a` (dtype `da`) and `b` (dtype `db`).
+/// Compares elements `[start, end)` of `a` (dtype `da`) and `b` (dtype `db`). Same-dtype BF16,
+/// F16 and F32 pairs take the fused kernel (see `fused`), which gives the same bits.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn compare_chunk(
     da: Dtype,
@@ -33,6 +35,38 @@ pub(crate) fn compare_chunk(
     end: u64,
     tol: (f64, f64),
     scratch: &mut Scratch,
+) -> Acc {
+    let fused = handles(da, db);
+    compare_chunk_via(da, a, db, b, (start, end), tol, scratch, fused)
+}
+
+/// [`compare_chunk`] always through the decode buffers (the reference the fused kernel is
+/// tested against).
+#[cfg(test)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn compare_chunk_generic(
+    da: Dtype,
+    a: &[u8],
+    db: Dtype,
+    b: &[u8],
+    start: u64,
+    end: u64,
+    tol: (f64, f64),
+    scratch: &mut Scratch,
+) -> Acc {
+    compare_chunk_via(da, a, db, b, (start, end), tol, scratch, false)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn compare_chunk_via(
+    da: Dtype,
+    a: &[u8],
+    db: Dtype,
+    b: &[u8],
+    (start, end): (u64, u64),
+    tol: (f64, f64),
+    scratch: &mut Scratch,
+    fused: bool,
 ) -> Acc {
     // C64 decodes to two values per element: compare parts, index parts.
     let parts = if da == Dtype::C64 { 2 } else { 1 };
@@ -47,9 +81,16 @@ pub(crate) fn compare_chunk(
             &a[byte_at(da, s)..byte_at(da, e)],
             &b[byte_at(db, s)..byte_at(db, e)],
         );
-        decode_block(da, ba, &mut scratch.a);
-        decode_block(db, bb, &mut scratch.b);
-        let mut blk = block(&scratch.a, &scratch.b, s * parts, tol);
+        let fast = if fused {
+            fused_block(da, ba, bb, s * parts, tol)
+        } else {
+            None
+        };
+        let mut blk = fast.unwrap_or_else(|| {
+            decode_block(da, ba, &mut scratch.a);
+            decode_block(db, bb, &mut scratch.b);
+            block(&scratch.a, &scratch.b, s * parts, tol)
+        });
         if exact64 {
             blk.mismatched = ba
                 .chunks_exact(8)

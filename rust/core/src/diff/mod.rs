@@ -16,12 +16,17 @@
 
 mod accum;
 mod engine;
+mod fused;
+#[cfg(target_arch = "x86_64")]
+mod fused_avx2;
 mod hashes;
 mod kernel;
 mod plan;
 mod tolerance;
 mod types;
 
+#[cfg(test)]
+mod fused_tests;
 #[cfg(test)]
 mod tests;
 
