@@ -7,7 +7,7 @@ from one statistics pass) + target cross-checks (`target=`) + EN (engine profile
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from eagle3_inspect.checkpoint import Checkpoint
@@ -67,8 +67,6 @@ class Report:
 
 def _locate_config(findings: list[Finding], config_path: str | None) -> list[Finding]:
     """Config findings point at config.json."""
-    from dataclasses import replace
-
     return [
         replace(f, file=config_path) if f.config_key and f.file is None and config_path else f
         for f in findings

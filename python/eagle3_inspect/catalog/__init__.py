@@ -6,6 +6,7 @@ of `RuleDoc`; this module gathers them. Codes are stable: never renumber, only a
 
 from __future__ import annotations
 
+import functools
 import importlib
 from dataclasses import dataclass
 
@@ -40,8 +41,10 @@ class RuleDoc:
         }
 
 
+@functools.cache
 def all_rules() -> dict[str, RuleDoc]:
-    """Every documented code, in family order then code order."""
+    """Every documented code, in family order then code order (built once: findings look up
+    their severity and hint here; callers must not mutate it)."""
     rules: dict[str, RuleDoc] = {}
     for family in FAMILIES:
         try:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-
 from rich.console import Console
 from rich.table import Table
 
@@ -60,7 +58,3 @@ def findings_table(findings: list[Finding], title: str = "Findings") -> Table:
         engine = f" [{f.engine}]" if f.engine else ""
         table.add_row(f.code, sev + engine, location(f), message)
     return table
-
-
-def sys_stderr_is_tty() -> bool:
-    return sys.stderr.isatty()
