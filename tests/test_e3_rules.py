@@ -8,8 +8,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from eagle3_inspect.catalog import all_rules
-from eagle3_inspect.catalog.e3 import RULES
 from eagle3_inspect.draft_config import read_draft_config
 from eagle3_inspect.drafters import (
     Drafter,
@@ -20,9 +18,12 @@ from eagle3_inspect.drafters import (
 )
 from eagle3_inspect.findings import Severity
 from eagle3_inspect.layout import detect_layout
+from eagle3_inspect.registry import all_rules
 from eagle3_inspect.rules.e3 import check_architecture, check_target, load_target
 from eagle3_inspect.synthetic_target import target_config, write_target
 from tests.layout_helpers import infos_of, renamed, with_config, with_tensor
+
+RULES = [r for r in all_rules().values() if r.family == "E3"]
 
 LOUD = (Severity.ERROR, Severity.WARNING)
 

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from eagle3_inspect.catalog import all_rules
 from eagle3_inspect.engines import (
     ProfileError,
     check_all,
@@ -27,6 +26,7 @@ from eagle3_inspect.engines.registry import tomllib  # stdlib, or tomli on Pytho
 from eagle3_inspect.engines.schema import parse_profile
 from eagle3_inspect.engines.versions import parse_version
 from eagle3_inspect.findings import Severity
+from eagle3_inspect.registry import all_rules
 from eagle3_inspect.tensorinfo import TensorInfo
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -107,3 +107,6 @@ def sum_words(
     release_pages: bool = True,
 ) -> int:
     """The raw-read floor: wrapping sum of the tensors' u64 words in one parallel pass."""
+
+def emitted_codes() -> list[tuple[str, str]]:
+    """`[(code, severity)]` for every ST, IX and VM code the Rust core can emit."""

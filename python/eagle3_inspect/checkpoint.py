@@ -13,6 +13,7 @@ import numpy as np
 from eagle3_inspect._native import NativeCheckpoint
 from eagle3_inspect.findings import Finding, Severity
 from eagle3_inspect.numpy_dtypes import PACKED, numpy_dtype, unpack_codes
+from eagle3_inspect.registry import finding, from_native
 from eagle3_inspect.stats import ProgressCallback, TensorStats, compute_stats
 from eagle3_inspect.tensorinfo import TensorInfo
 
@@ -54,7 +55,7 @@ class Checkpoint:
             self.tensors[name] = TensorInfo(name, dtype, tuple(shape), nbytes, file, offset)
             if not readable:
                 self.unreadable.add(name)
-        self.findings: list[Finding] = [Finding.from_dict(f) for f in self._native.findings]
+        self.findings: list[Finding] = [from_native(f) for f in self._native.findings]
         self.config_path: str | None = None
         self.config: dict[str, Any] | None = None
         self._read_config()
@@ -75,7 +76,7 @@ class Checkpoint:
         self.config = config
 
     def _config_finding(self, message: str) -> None:
-        self.findings.append(Finding("IX009", Severity.ERROR, message, file=self.config_path))
+        self.findings.append(finding("IX009", message, file=self.config_path))
 
     def __repr__(self) -> str:
         return f"Checkpoint({self.path!r}, files={len(self.files)}, tensors={len(self.tensors)})"

@@ -100,7 +100,7 @@ def scan(
 @guarded
 def rules(code: str | None, as_json: bool) -> int:
     """List every finding code, or explain CODE (like `ruff rule`)."""
-    from eagle3_inspect.catalog import all_rules, rule
+    from eagle3_inspect.registry import all_rules, rule
     from eagle3_inspect.render.common import stdout_console
     from eagle3_inspect.render.rules import render_rule, render_rules
 

@@ -15,6 +15,7 @@ import numpy as np
 from eagle3_inspect import _native
 from eagle3_inspect.draft_config import read_draft_config
 from eagle3_inspect.findings import Finding
+from eagle3_inspect.registry import from_native
 
 if TYPE_CHECKING:
     from eagle3_inspect.checkpoint import Checkpoint
@@ -52,13 +53,6 @@ class VocabMapping:
         }
 
 
-def _finding(data: dict[str, Any]) -> Finding:
-    from eagle3_inspect.catalog import all_rules
-
-    doc = all_rules().get(data["code"])
-    return Finding.from_dict({**data, "hint": doc.hint if doc else None})
-
-
 def mapping_from_json(data: dict[str, Any]) -> VocabMapping:
     ids = data.get("target_ids")
     return VocabMapping(
@@ -70,7 +64,7 @@ def mapping_from_json(data: dict[str, Any]) -> VocabMapping:
         target_ids=None if ids is None else np.asarray(ids, dtype=np.int64),
         sorted=data.get("sorted"),
         t2d_selected=data.get("t2d_selected"),
-        findings=[_finding(f) for f in data.get("findings", [])],
+        findings=[from_native(f) for f in data.get("findings", [])],
         raw=data,
     )
 

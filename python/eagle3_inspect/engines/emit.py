@@ -1,11 +1,11 @@
 """Building EN findings: every one carries the engine label; severity and default hint come from
-the rule catalogue (`catalog/en.py`), so a code always means one severity."""
+the rule registry (`rules/en/codes.toml`), so a code always means one severity."""
 
 from __future__ import annotations
 
-from eagle3_inspect.catalog import rule
 from eagle3_inspect.engines.profile import EngineProfile
 from eagle3_inspect.findings import Finding
+from eagle3_inspect.registry import finding as registered
 
 
 def finding(
@@ -17,13 +17,7 @@ def finding(
     config_key: str | None = None,
     hint: str | None = None,
 ) -> Finding:
-    """An EN finding for `profile`; severity and (unless given) hint come from the catalogue."""
-    return Finding(
-        code=code,
-        severity=rule(code).severity,
-        message=message,
-        tensor=tensor,
-        config_key=config_key,
-        hint=hint or rule(code).hint,
-        engine=profile.label,
+    """An EN finding for `profile`; severity and (unless given) hint come from the registry."""
+    return registered(
+        code, message, hint=hint, tensor=tensor, config_key=config_key, engine=profile.label
     )

@@ -5,11 +5,11 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from eagle3_inspect.catalog import RuleDoc
+from eagle3_inspect.registry import Rule
 from eagle3_inspect.render.common import STYLE
 
 
-def render_rules(rules: list[RuleDoc], console: Console) -> None:
+def render_rules(rules: list[Rule], console: Console) -> None:
     table = Table(title=f"{len(rules)} rules", title_justify="left")
     for column in ("code", "severity", "summary"):
         table.add_column(column, overflow="fold")
@@ -19,7 +19,7 @@ def render_rules(rules: list[RuleDoc], console: Console) -> None:
     console.print("Explain one with: eagle3-inspect rules CODE")
 
 
-def render_rule(r: RuleDoc, console: Console) -> None:
+def render_rule(r: Rule, console: Console) -> None:
     console.print(
         f"[bold]{r.code}[/bold] ([{STYLE[r.severity]}]{r.severity.value}[/]): {r.summary}"
     )

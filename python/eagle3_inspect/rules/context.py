@@ -5,16 +5,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from eagle3_inspect.catalog.e3 import DEFAULT_HINT, DEFAULT_SEVERITY
 from eagle3_inspect.draft_config import DraftConfig
 from eagle3_inspect.findings import Finding, Severity
 from eagle3_inspect.layout import Layout, strip_model_prefix
+from eagle3_inspect.registry import finding
 from eagle3_inspect.tensorinfo import TensorInfo
 
 
 @dataclass
 class E3Context:
-    """Everything a rule needs, plus `emit` to record a finding with catalogue defaults."""
+    """Everything a rule needs, plus `emit` to record a finding (registry severity and hint)."""
 
     tensors: Mapping[str, TensorInfo]
     cfg: DraftConfig
@@ -55,13 +55,13 @@ class E3Context:
         stored = self.stored(tensor) if tensor is not None else None
         info = self.tensors.get(stored) if stored is not None else None
         self.findings.append(
-            Finding(
-                code=code,
-                severity=severity or DEFAULT_SEVERITY[code],
-                message=message,
+            finding(
+                code,
+                message,
+                severity=severity,
+                hint=hint,
                 file=info.file if info is not None else None,
                 tensor=stored,
                 config_key=config_key,
-                hint=hint or DEFAULT_HINT.get(code) or None,
             )
         )

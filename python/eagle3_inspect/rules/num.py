@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import math
 
-from eagle3_inspect.findings import Finding, Severity
+from eagle3_inspect.findings import Finding
+from eagle3_inspect.registry import finding
 from eagle3_inspect.stats import TensorStats
 from eagle3_inspect.tensorinfo import FLOAT_DTYPES, TensorInfo
 
@@ -20,15 +21,9 @@ def _is_norm(name: str) -> bool:
     return name.endswith(".weight") and ("norm" in leaf[-2] if len(leaf) >= 2 else False)
 
 
-def _finding(code: str, sev: Severity, info: TensorInfo, message: str, hint: str) -> Finding:
-    return Finding(
-        code,
-        sev,
-        f"{info.name}: {message}",
-        file=info.file,
-        tensor=info.name,
-        offset=info.offset,
-        hint=hint,
+def _finding(code: str, info: TensorInfo, message: str) -> Finding:
+    return finding(
+        code, f"{info.name}: {message}", file=info.file, tensor=info.name, offset=info.offset
     )
 
 
@@ -60,66 +55,22 @@ def check_numbers(tensors: dict[str, TensorInfo], stats: dict[str, TensorStats])
         if info is None or info.dtype not in FLOAT_DTYPES or s.numel == 0:
             continue
         if s.nan == s.numel:
-            out.append(
-                _finding(
-                    "NUM003",
-                    Severity.ERROR,
-                    info,
-                    f"all {s.numel} values are NaN",
-                    "re-export the trained weight; an all-NaN head was never loaded",
-                )
-            )
+            out.append(_finding("NUM003", info, f"all {s.numel} values are NaN"))
             continue
         if s.nan:
-            out.append(
-                _finding(
-                    "NUM001",
-                    Severity.ERROR,
-                    info,
-                    f"{s.nan} NaN of {s.numel} values",
-                    "use a checkpoint from before the values diverged",
-                )
-            )
+            out.append(_finding("NUM001", info, f"{s.nan} NaN of {s.numel} values"))
         if s.posinf or s.neginf:
             out.append(
-                _finding(
-                    "NUM002",
-                    Severity.ERROR,
-                    info,
-                    f"{s.posinf} +Inf and {s.neginf} -Inf of {s.numel} values",
-                    "use an earlier checkpoint; check fp16 overflow on casts",
-                )
+                _finding("NUM002", info, f"{s.posinf} +Inf and {s.neginf} -Inf of {s.numel} values")
             )
         if s.zeros == s.numel:
-            out.append(
-                _finding(
-                    "NUM004",
-                    Severity.ERROR,
-                    info,
-                    f"all {s.numel} values are 0",
-                    "the parameter was never loaded or saved: re-export it",
-                )
-            )
+            out.append(_finding("NUM004", info, f"all {s.numel} values are 0"))
             continue
         if _is_norm(name) and s.min == 1.0 and s.max == 1.0 and s.finite == s.numel:
             out.append(
-                _finding(
-                    "NUM005",
-                    Severity.WARNING,
-                    info,
-                    f"all {s.numel} values are exactly 1.0 (never trained?)",
-                    "check that the trainer updates and saves this norm",
-                )
+                _finding("NUM005", info, f"all {s.numel} values are exactly 1.0 (never trained?)")
             )
         verdict = _looks_initialised(info, s)
         if verdict:
-            out.append(
-                _finding(
-                    "NUM006",
-                    Severity.WARNING,
-                    info,
-                    f"looks untrained: {verdict}",
-                    "check that this parameter was trained and saved",
-                )
-            )
+            out.append(_finding("NUM006", info, f"looks untrained: {verdict}"))
     return out

@@ -2,23 +2,17 @@
 
 from __future__ import annotations
 
-from eagle3_inspect.catalog.e3 import DEFAULT_HINT, DEFAULT_SEVERITY
 from eagle3_inspect.draft_config import DraftConfig, as_int
 from eagle3_inspect.findings import Finding, Severity
 from eagle3_inspect.layout import Layout
+from eagle3_inspect.registry import finding
 from eagle3_inspect.rules.target import TargetInfo
 
 _DTYPES = {"bfloat16": "BF16", "float16": "F16", "float32": "F32"}
 
 
 def _finding(code: str, message: str, severity: Severity | None = None, **where: str | None):
-    return Finding(
-        code=code,
-        severity=severity or DEFAULT_SEVERITY[code],
-        message=message,
-        hint=DEFAULT_HINT.get(code) or None,
-        **where,
-    )
+    return finding(code, message, severity=severity, **where)
 
 
 def _draft_ht(layout: Layout, cfg: DraftConfig) -> tuple[int | None, str | None]:

@@ -5,6 +5,7 @@
 #![deny(missing_docs)]
 
 pub mod checkpoint;
+pub mod codes;
 pub mod diff;
 pub mod dtype;
 pub mod elements;

@@ -4,6 +4,7 @@
 
 mod buffer;
 mod checkpoint;
+mod codes;
 mod convert;
 mod diff;
 mod errors;
@@ -26,6 +27,8 @@ mod _native {
     use crate::buffer::TensorBuffer;
     #[pymodule_export]
     use crate::checkpoint::NativeCheckpoint;
+    #[pymodule_export]
+    use crate::codes::emitted_codes;
     #[pymodule_export]
     use crate::diff::{content_hashes, diff_pairs};
     #[pymodule_export]
