@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 
 import eagle3_inspect
-from eagle3_inspect.drafters import Drafter, float_tensor
-from eagle3_inspect.tensorinfo import TensorInfo
+from eagle3_inspect.reader.tensorinfo import TensorInfo
+from eagle3_inspect.synthetic.drafters import Drafter, float_tensor
 
 _counter = itertools.count()
 

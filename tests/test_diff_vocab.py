@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 import eagle3_inspect
-from eagle3_inspect.diff.vocab import analyze_side
+from eagle3_inspect.commands.diff.vocab import analyze_side
 from tests.diff_helpers import write
 
 VT, VD = 1000, 64

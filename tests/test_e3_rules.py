@@ -8,19 +8,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from eagle3_inspect.draft_config import read_draft_config
-from eagle3_inspect.drafters import (
+from eagle3_inspect.findings import Severity
+from eagle3_inspect.layout import detect_layout
+from eagle3_inspect.reader.draft_config import read_draft_config
+from eagle3_inspect.registry import all_rules
+from eagle3_inspect.rules.e3 import check_architecture, check_target, load_target
+from eagle3_inspect.synthetic.drafters import (
     Drafter,
     build_drafter,
     mutate_d2t_absolute,
     mutate_fc_single_aux,
     mutate_layer_keys,
 )
-from eagle3_inspect.findings import Severity
-from eagle3_inspect.layout import detect_layout
-from eagle3_inspect.registry import all_rules
-from eagle3_inspect.rules.e3 import check_architecture, check_target, load_target
-from eagle3_inspect.synthetic_target import target_config, write_target
+from eagle3_inspect.synthetic.targets import target_config, write_target
 from tests.layout_helpers import infos_of, renamed, with_config, with_tensor
 
 RULES = [r for r in all_rules().values() if r.family == "E3"]
@@ -201,7 +201,7 @@ def test_seed_bug2_is_left_to_the_vocab_rules(tmp_path):
 
 def test_seed_checkpoint_shapes_at_real_scale():
     """The seed's Kimi-K2.5 drafter shapes, as TensorInfo only (no data): quiet when correct."""
-    from eagle3_inspect.tensorinfo import TensorInfo
+    from eagle3_inspect.reader.tensorinfo import TensorInfo
 
     H, inter, Vd, Vt = 7168, 18432, 32000, 163840
     shapes = {
@@ -422,7 +422,7 @@ _tensor = st.tuples(
     tensors=st.dictionaries(_names, _tensor, max_size=10),
 )
 def test_rules_never_raise_on_arbitrary_input(config, tensors):
-    from eagle3_inspect.tensorinfo import TensorInfo
+    from eagle3_inspect.reader.tensorinfo import TensorInfo
 
     infos = {n: TensorInfo(n, d, tuple(s), 0, "f", 0) for n, (d, s) in tensors.items()}
     findings = check_architecture(infos, config)
@@ -433,7 +433,7 @@ def test_rules_never_raise_on_arbitrary_input(config, tensors):
 
 
 def load_target_stub():
-    from eagle3_inspect.rules.target import TargetInfo
+    from eagle3_inspect.reader.target import TargetInfo
 
     return TargetInfo(
         path="t", hidden_size=64, vocab_size=1024, num_hidden_layers=3, torch_dtype="float16",

@@ -12,7 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from eagle3_inspect.engines import (
+from eagle3_inspect.findings import Severity
+from eagle3_inspect.reader.tensorinfo import TensorInfo
+from eagle3_inspect.registry import all_rules
+from eagle3_inspect.rules.en import (
     ProfileError,
     check_all,
     check_aux_layer_ids,
@@ -21,13 +24,10 @@ from eagle3_inspect.engines import (
     load_profiles,
     resolve_engines,
 )
-from eagle3_inspect.engines.conditions import holds, validate_term
-from eagle3_inspect.engines.registry import tomllib  # stdlib, or tomli on Python 3.10
-from eagle3_inspect.engines.schema import parse_profile
-from eagle3_inspect.engines.versions import parse_version
-from eagle3_inspect.findings import Severity
-from eagle3_inspect.registry import all_rules
-from eagle3_inspect.tensorinfo import TensorInfo
+from eagle3_inspect.rules.en.conditions import holds, validate_term
+from eagle3_inspect.rules.en.loader import tomllib  # stdlib, or tomli on Python 3.10
+from eagle3_inspect.rules.en.schema import parse_profile
+from eagle3_inspect.rules.en.versions import parse_version
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYER = (
@@ -116,7 +116,7 @@ def test_every_profile_file_loads_and_cites_its_source():
     files = {p.path for p in profiles}
     shipped = {
         p.name
-        for p in resources.files("eagle3_inspect.profiles").iterdir()
+        for p in resources.files("eagle3_inspect.rules.en.profiles").iterdir()
         if p.name.endswith(".toml") and not p.name.endswith(".capture.toml")
     }
     assert files == shipped
@@ -142,7 +142,7 @@ def test_profile_ranges_do_not_overlap_and_last_is_open_ended():
 
 
 def _raw(name: str) -> dict:
-    text = resources.files("eagle3_inspect.profiles").joinpath(name).read_text()
+    text = resources.files("eagle3_inspect.rules.en.profiles").joinpath(name).read_text()
     return tomllib.loads(text)
 
 
@@ -581,7 +581,7 @@ def test_catalogue_documents_every_en_code():
     assert sorted(rules) == [f"EN{n:03d}" for n in range(1, 15)]
     for rule in rules.values():
         assert rule.summary and rule.explanation and rule.example and rule.hint
-    sources = "".join(p.read_text() for p in (ROOT / "python/eagle3_inspect/engines").glob("*.py"))
+    sources = "".join(p.read_text() for p in (ROOT / "python/eagle3_inspect/rules/en").glob("*.py"))
     assert all(f'"{code}"' in sources for code in rules)
 
 

@@ -11,14 +11,14 @@ import safetensors
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from eagle3_inspect.draft_config import detect_style, load_draft_config, read_draft_config
-from eagle3_inspect.drafters import (
+from eagle3_inspect.layout import detect_layout
+from eagle3_inspect.reader.draft_config import detect_style, load_draft_config, read_draft_config
+from eagle3_inspect.synthetic.drafters import (
     build_drafter,
     mutate_d2t_absolute,
     mutate_fc_single_aux,
     mutate_layer_keys,
 )
-from eagle3_inspect.layout import detect_layout
 from tests.layout_helpers import infos_of, renamed
 
 STYLES = [
@@ -225,7 +225,7 @@ def test_demo_sized_drafter_builds_fast(tmp_path):
 
 
 def test_seed_story_drafters(tmp_path):
-    from eagle3_inspect.drafters import Drafter, seed_story_drafters
+    from eagle3_inspect.synthetic.drafters import Drafter, seed_story_drafters
 
     story = seed_story_drafters()
     assert set(story) == {

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import eagle3_inspect
-from eagle3_inspect.drafters import build_drafter, float_tensor
 from eagle3_inspect.rules.num import check_numbers
+from eagle3_inspect.synthetic.drafters import build_drafter, float_tensor
 
 
 def num_codes(tmp_path, mutate=None) -> list[tuple[str, str]]:

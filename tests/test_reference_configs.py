@@ -6,11 +6,11 @@ describe, laid out the way each producer writes it.
 
 from __future__ import annotations
 
-from eagle3_inspect.draft_config import read_draft_config
 from eagle3_inspect.findings import Severity
 from eagle3_inspect.layout import detect_layout
+from eagle3_inspect.reader.draft_config import read_draft_config
+from eagle3_inspect.reader.tensorinfo import TensorInfo
 from eagle3_inspect.rules.e3 import TargetInfo, check_architecture, check_target
-from eagle3_inspect.tensorinfo import TensorInfo
 
 # SafeAILab/EAGLE eagle/traineagle3/config.json (reference C.1), verbatim.
 EAGLE_TEMPLATE = {

@@ -8,7 +8,7 @@ import json
 import pytest
 
 import eagle3_inspect
-from eagle3_inspect.drafters import seed_story_drafters
+from eagle3_inspect.synthetic.drafters import seed_story_drafters
 from tests.conftest import raw_file
 
 

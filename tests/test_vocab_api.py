@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 import eagle3_inspect
-from eagle3_inspect.drafters import build_drafter, mutate_d2t_absolute
+from eagle3_inspect.synthetic.drafters import build_drafter, mutate_d2t_absolute
 
 
 def test_correct_mapping_is_offsets_with_no_findings(tmp_path):

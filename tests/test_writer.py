@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from safetensors.numpy import load_file
 
 import eagle3_inspect
-from eagle3_inspect.drafters import float_tensor
-from eagle3_inspect.safetensors_writer import (
+from eagle3_inspect.synthetic.drafters import float_tensor
+from eagle3_inspect.synthetic.writer import (
     RawTensor,
     numpy_dtype_to_st,
     write_safetensors,

@@ -6,12 +6,12 @@ for finding in ckpt.findings: ...
 """
 
 from eagle3_inspect._native import VERSION as __version__
-from eagle3_inspect.checkpoint import Checkpoint, FileInfo, open
-from eagle3_inspect.diff import DiffReport, diff
+from eagle3_inspect.commands.diff import DiffReport, diff
+from eagle3_inspect.commands.scan import ScanReport, scan
+from eagle3_inspect.commands.validate import Report, validate
 from eagle3_inspect.findings import Finding, Severity
-from eagle3_inspect.scan import ScanReport, scan
-from eagle3_inspect.tensorinfo import TensorInfo
-from eagle3_inspect.validate import Report, validate
+from eagle3_inspect.reader.checkpoint import Checkpoint, FileInfo, open
+from eagle3_inspect.reader.tensorinfo import TensorInfo
 
 __all__ = [
     "Checkpoint",

@@ -6,11 +6,11 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from eagle3_inspect.draft_config import DraftConfig, read_draft_config
 from eagle3_inspect.layout.dims import infer_dims
 from eagle3_inspect.layout.model import Layout
 from eagle3_inspect.layout.names import MODEL_PREFIX, parse_block_key, strip_model_prefix
-from eagle3_inspect.tensorinfo import FLOAT_DTYPES, TensorInfo
+from eagle3_inspect.reader.draft_config import DraftConfig, read_draft_config
+from eagle3_inspect.reader.tensorinfo import FLOAT_DTYPES, TensorInfo
 
 # Names whose dtype is not a weight dtype: vocabulary maps are int64/bool by design.
 VOCAB_BUFFERS = frozenset({"d2t", "t2d"})

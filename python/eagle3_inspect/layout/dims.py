@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from eagle3_inspect.draft_config import DraftConfig, as_int
 from eagle3_inspect.layout.model import Layout
 from eagle3_inspect.layout.names import strip_model_prefix
+from eagle3_inspect.reader.draft_config import DraftConfig, as_int
 
 Shapes = dict[str, tuple[int, ...]]
 

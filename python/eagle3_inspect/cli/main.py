@@ -1,0 +1,259 @@
+"""The click CLI: parses arguments, calls the API, renders. No behaviour lives here.
+
+Exit codes: 0 clean, 1 findings or differences, 2 could not run.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from eagle3_inspect import __version__
+from eagle3_inspect.errors import InspectError
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_CANNOT_RUN = 0, 1, 2
+
+
+def fail(message: str) -> None:
+    """One line on stderr, exit 2, no traceback."""
+    click.echo(f"eagle3-inspect: error: {message}", err=True)
+    sys.exit(EXIT_CANNOT_RUN)
+
+
+def guarded(command: Callable[..., int]) -> Callable[..., None]:
+    """Runs a command body, turning its return value into the exit code and any expected error
+    (bad path, unreadable file, bad argument) into a one-line message with exit 2."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> None:
+        try:
+            code = command(*args, **kwargs)
+        except (InspectError, OSError, ValueError) as exc:
+            fail(str(exc))
+        except KeyboardInterrupt:
+            click.echo("eagle3-inspect: interrupted", err=True)
+            sys.exit(130)
+        sys.exit(code)
+
+    return wrapper
+
+
+def emit_json(data: dict[str, Any]) -> None:
+    click.echo(json.dumps(data, indent=2, allow_nan=False, default=str))
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="eagle3-inspect")
+def main() -> None:
+    """Inspect, validate and diff safetensors checkpoints, with EAGLE-3 drafter rules."""
+
+
+@main.command()
+@click.argument("path", type=click.Path(path_type=str))
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print one JSON object (eagle3-inspect/scan/1)."
+)
+@click.option("--filter", "pattern", metavar="GLOB", help="Only tensors whose name matches GLOB.")
+@click.option("--stats", "with_stats", is_flag=True, help="Per-tensor statistics (reads all data).")
+@click.option("--hash", "with_hash", is_flag=True, help="Content hash per tensor (xxh3-128 tree).")
+@click.option("--threads", type=click.IntRange(min=1), help="Worker threads (default: all cores).")
+@guarded
+def scan(
+    path: str,
+    as_json: bool,
+    pattern: str | None,
+    with_stats: bool,
+    with_hash: bool,
+    threads: int | None,
+) -> int:
+    """List files, tensors, dtype totals, metadata and ST/IX findings of PATH."""
+    from eagle3_inspect.cli.render.progress import progress_bar
+    from eagle3_inspect.commands.scan import scan as run_scan
+
+    with progress_bar("stats", enabled=not as_json) as progress:
+        report = run_scan(
+            path,
+            filter=pattern,
+            stats=with_stats,
+            hashes=with_hash,
+            threads=threads,
+            progress=progress,
+        )
+    if as_json:
+        emit_json(report.to_dict())
+    else:
+        from eagle3_inspect.cli.render.common import stdout_console
+        from eagle3_inspect.cli.render.scan import render_scan
+
+        render_scan(report, stdout_console())
+    return EXIT_CLEAN if report.ok else EXIT_FINDINGS
+
+
+@main.command()
+@click.argument("code", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print the catalogue as JSON.")
+@guarded
+def rules(code: str | None, as_json: bool) -> int:
+    """List every finding code, or explain CODE (like `ruff rule`)."""
+    from eagle3_inspect.cli.render.common import stdout_console
+    from eagle3_inspect.cli.render.rules import render_rule, render_rules
+    from eagle3_inspect.registry import all_rules, rule
+
+    if code is None:
+        catalogue = all_rules()
+        if as_json:
+            emit_json(
+                {
+                    "schema": "eagle3-inspect/rules/1",
+                    "rules": [r.to_dict() for r in catalogue.values()],
+                }
+            )
+        else:
+            render_rules(list(catalogue.values()), stdout_console())
+        return EXIT_CLEAN
+    try:
+        doc = rule(code)
+    except KeyError:
+        fail(f"unknown rule code {code!r}; `eagle3-inspect rules` lists them")
+    if as_json:
+        emit_json(doc.to_dict())
+    else:
+        render_rule(doc, stdout_console())
+    return EXIT_CLEAN
+
+
+@main.command()
+@click.argument("path", type=click.Path(path_type=str))
+@click.option(
+    "--engine",
+    metavar="NAME[@VERSION]",
+    help="Check against an engine profile: sglang, vllm, trtllm, speculators or all.",
+)
+@click.option(
+    "--target",
+    type=click.Path(path_type=str),
+    help="Target model directory, config.json or index (headers and config only).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (eagle3-inspect/validate/1).")
+@click.option(
+    "--fail-on",
+    type=click.Choice(["error", "warning"]),
+    default="error",
+    show_default=True,
+    help="Exit 1 when a finding at or above this severity exists.",
+)
+@click.option("--no-stats", is_flag=True, help="Skip the statistics pass (NUM rules).")
+@click.option("--threads", type=click.IntRange(min=1), help="Worker threads for the stats pass.")
+@guarded
+def validate(
+    path: str,
+    engine: str | None,
+    target: str | None,
+    as_json: bool,
+    fail_on: str,
+    no_stats: bool,
+    threads: int | None,
+) -> int:
+    """Check an EAGLE-3 drafter: file structure, architecture, config, d2t/t2d, values, and
+    (with --engine / --target) what an engine would silently do with it."""
+    from eagle3_inspect.cli.render.progress import progress_bar
+    from eagle3_inspect.commands.validate import validate as run_validate
+
+    with progress_bar("stats", enabled=not as_json) as progress:
+        report = run_validate(
+            path,
+            engine=engine,
+            target=target,
+            stats=not no_stats,
+            fail_on=fail_on,
+            threads=threads,
+            progress=progress,
+        )
+    if as_json:
+        emit_json(report.to_dict())
+    else:
+        from eagle3_inspect.cli.render.common import stdout_console
+        from eagle3_inspect.cli.render.validate import render_validate
+
+        render_validate(report, stdout_console())
+    return EXIT_CLEAN if report.ok else EXIT_FINDINGS
+
+
+@main.command()
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=str),
+    help="Directory for the demo checkpoints (default: a new temporary directory).",
+)
+@guarded
+def demo(out: str | None) -> int:
+    """Write a correct and a broken EAGLE-3 drafter (the seed story's three bugs) and run scan,
+    validate and diff on them."""
+    import tempfile
+
+    from eagle3_inspect.cli.demo import run_demo
+    from eagle3_inspect.cli.render.common import stdout_console
+
+    target = out if out is not None else tempfile.mkdtemp(prefix="eagle3-inspect-demo-")
+    return run_demo(target, stdout_console())
+
+
+@main.command(name="diff")
+@click.argument("a", type=click.Path(path_type=str))
+@click.argument("b", type=click.Path(path_type=str))
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print one JSON object (eagle3-inspect/diff/1)."
+)
+@click.option("--rtol", type=click.FloatRange(min=0), help="Relative tolerance for every pair.")
+@click.option("--atol", type=click.FloatRange(min=0), help="Absolute tolerance for every pair.")
+@click.option(
+    "--structure-only", is_flag=True, help="Headers only: no numeric pass and no content hashes."
+)
+@click.option("--no-renames", is_flag=True, help="Report renamed tensors as removed + added.")
+@click.option("--filter", "pattern", metavar="GLOB", help="Only tensors whose name matches GLOB.")
+@click.option("--threads", type=click.IntRange(min=1), help="Worker threads (default: all cores).")
+@guarded
+def diff_command(
+    a: str,
+    b: str,
+    as_json: bool,
+    rtol: float | None,
+    atol: float | None,
+    structure_only: bool,
+    no_renames: bool,
+    pattern: str | None,
+    threads: int | None,
+) -> int:
+    """Compare checkpoints A and B: structure, values, metadata, config and vocab mapping.
+
+    Exit 0 when every matched tensor is equal or within tolerance and nothing was added or
+    removed (renames alone are fine unless --no-renames); 1 on any difference, including a
+    config.json or __metadata__ change; 2 when it could not run."""
+    from eagle3_inspect.cli.render.progress import progress_bar
+    from eagle3_inspect.commands.diff import diff as run_diff
+
+    with progress_bar("diff", enabled=not as_json) as progress:
+        report = run_diff(
+            a,
+            b,
+            rtol=rtol,
+            atol=atol,
+            structure_only=structure_only,
+            renames=not no_renames,
+            filter=pattern,
+            threads=threads,
+            progress=progress,
+        )
+    if as_json:
+        emit_json(report.to_dict())
+    else:
+        from eagle3_inspect.cli.render.common import stdout_console
+        from eagle3_inspect.cli.render.diff import render_diff
+
+        render_diff(report, stdout_console())
+    return EXIT_CLEAN if report.ok else EXIT_FINDINGS

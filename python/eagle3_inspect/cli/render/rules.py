@@ -1,0 +1,32 @@
+"""Human rendering of the rule catalogue (`eagle3-inspect rules [CODE]`)."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from eagle3_inspect.cli.render.common import STYLE
+from eagle3_inspect.registry import Rule
+
+
+def render_rules(rules: list[Rule], console: Console) -> None:
+    table = Table(title=f"{len(rules)} rules", title_justify="left")
+    for column in ("code", "severity", "summary"):
+        table.add_column(column, overflow="fold")
+    for r in rules:
+        table.add_row(r.code, f"[{STYLE[r.severity]}]{r.severity.value}[/]", r.summary)
+    console.print(table)
+    console.print("Explain one with: eagle3-inspect rules CODE")
+
+
+def render_rule(r: Rule, console: Console) -> None:
+    console.print(
+        f"[bold]{r.code}[/bold] ([{STYLE[r.severity]}]{r.severity.value}[/]): {r.summary}"
+    )
+    console.print()
+    console.print(r.explanation)
+    if r.example:
+        console.print()
+        console.print(f"[bold]Example:[/bold] {r.example}")
+    if r.hint:
+        console.print(f"[bold]Fix:[/bold] {r.hint}")

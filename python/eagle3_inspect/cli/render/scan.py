@@ -1,0 +1,83 @@
+"""Human rendering of a ScanReport: files, tensors, dtype totals, metadata, findings."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from eagle3_inspect.cli.render.common import findings_table, human_bytes, human_count
+from eagle3_inspect.commands.scan import ScanReport
+
+
+def _fmt(value: float | int | None) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, int):
+        return str(value)
+    return f"{value:.4g}"
+
+
+def render_scan(report: ScanReport, console: Console) -> None:
+    ckpt = report.checkpoint
+    summary = report.summary()
+    console.print(f"[bold]{ckpt.path}[/bold]  ({len(ckpt.files)} file(s), root {ckpt.root})")
+    files = Table(title="Files", title_justify="left")
+    for column in ("file", "size", "tensors", "data offset"):
+        files.add_column(column)
+    for f in ckpt.files:
+        files.add_row(f.path, human_bytes(f.bytes), str(f.tensors), _fmt(f.data_offset))
+    console.print(files)
+    tensors = Table(
+        title="Tensors" + (f" matching {report.filter!r}" if report.filter else ""),
+        title_justify="left",
+    )
+    # With statistics the value columns replace bytes and file (the JSON has everything).
+    with_stats = report.stats is not None
+    columns = ["name", "dtype", "shape"]
+    columns += (
+        ["min", "max", "mean", "std", "nan", "inf", "zeros"] if with_stats else ["bytes", "file"]
+    )
+    for column in columns:
+        tensors.add_column(column, overflow="fold", min_width=16 if column == "name" else None)
+    for info in report.tensors:
+        row = [info.name, info.dtype, str(list(info.shape))]
+        if not with_stats:
+            row += [human_bytes(info.nbytes), info.file.rsplit("/", 1)[-1]]
+        else:
+            s = report.stats.get(info.name) if report.stats else None
+            if s is None:
+                row += ["-"] * 7
+            else:
+                d = s.to_dict()
+                row += [
+                    _fmt(d.get("min")),
+                    _fmt(d.get("max")),
+                    _fmt(d.get("mean")),
+                    _fmt(d.get("std")),
+                    str(d.get("nan", 0)),
+                    str(d.get("posinf", 0) + d.get("neginf", 0)),
+                    str(d.get("zeros", 0)),
+                ]
+        tensors.add_row(*row)
+    console.print(tensors)
+    totals = Table(title="Totals by dtype", title_justify="left")
+    for column in ("dtype", "tensors", "params", "bytes"):
+        totals.add_column(column)
+    for dtype, t in summary["dtypes"].items():
+        totals.add_row(dtype, str(t["tensors"]), human_count(t["params"]), human_bytes(t["bytes"]))
+    totals.add_row(
+        "[bold]all[/bold]",
+        str(summary["tensors"]),
+        human_count(summary["params"]),
+        human_bytes(summary["bytes"]),
+    )
+    console.print(totals)
+    if ckpt.metadata:
+        console.print("metadata: " + ", ".join(f"{k}={v}" for k, v in ckpt.metadata.items()))
+    if report.findings:
+        console.print(findings_table(report.findings))
+    verdict = "[bold red]errors found[/]" if summary["errors"] else "[bold green]no errors[/]"
+    console.print(
+        f"{verdict}: {summary['errors']} error(s), {summary['warnings']} warning(s), "
+        f"{summary['infos']} info(s)"
+    )

@@ -1,0 +1,85 @@
+"""Human rendering of a validate Report: the layout line, findings grouped by severity with their
+fixes, and a verdict."""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+from eagle3_inspect.cli.render.common import STYLE, location
+from eagle3_inspect.commands.validate import Report
+from eagle3_inspect.findings import Finding, Severity
+
+TITLES = {Severity.ERROR: "Errors", Severity.WARNING: "Warnings", Severity.INFO: "Info"}
+# Findings of one code and engine beyond this many are folded into one line (JSON lists all).
+FOLD_AFTER = 3
+
+
+def _layout_line(report: Report) -> str:
+    lay = report.layout
+    dims = ", ".join(
+        f"{k}={v}"
+        for k, v in (("H", lay.H), ("Ht", lay.Ht), ("K", lay.K), ("Vd", lay.Vd), ("Vt", lay.Vt))
+        if v is not None
+    )
+    layers = len(lay.blocks)
+    return f"layout: {lay.dialect} dialect, {layers} decoder layer(s), {dims or 'dims unknown'}"
+
+
+def render_validate(report: Report, console: Console) -> None:
+    console.print(f"[bold]{report.path}[/bold]")
+    console.print(_layout_line(report))
+    if report.vocab is not None and report.vocab.encoding != "absent":
+        v = report.vocab
+        console.print(f"d2t: {v.encoding} ({v.certainty}), Vd={v.vd}, Vt={v.vt}")
+    if report.engines:
+        console.print("engines: " + ", ".join(report.engines))
+    if report.target is not None:
+        console.print(f"target: {report.target.path}")
+    for severity in (Severity.ERROR, Severity.WARNING, Severity.INFO):
+        group = [f for f in report.findings if f.severity is severity]
+        if not group:
+            continue
+        console.print()
+        console.print(f"[{STYLE[severity]}]{TITLES[severity]} ({len(group)})[/]")
+        for code, engine, members in _runs(group):
+            if len(members) > FOLD_AFTER:
+                _print_folded(console, severity, code, engine, members)
+            else:
+                for f in members:
+                    _print_one(console, severity, f)
+    s = report.summary
+    console.print()
+    verdict = "[bold green]PASS[/]" if report.ok else "[bold red]FAIL[/]"
+    console.print(
+        f"{verdict}: {s['errors']} error(s), {s['warnings']} warning(s), {s['infos']} info(s)"
+        f" (failing on {report.fail_on.value} and above)"
+    )
+
+
+def _runs(group: list[Finding]) -> list[tuple[str, str | None, list[Finding]]]:
+    """Findings grouped by (code, engine), in first-appearance order."""
+    runs: dict[tuple[str, str | None], list[Finding]] = {}
+    for f in group:
+        runs.setdefault((f.code, f.engine), []).append(f)
+    return [(code, engine, members) for (code, engine), members in runs.items()]
+
+
+def _print_one(console: Console, severity: Severity, f: Finding) -> None:
+    engine = f" [{f.engine}]" if f.engine else ""
+    console.print(f"  [{STYLE[severity]}]{f.code}[/]{engine} {f.message}")
+    where = location(f)
+    if where:
+        console.print(f"      [dim]at {where}[/dim]")
+    if f.hint:
+        console.print(f"      [green]fix:[/green] {f.hint}")
+
+
+def _print_folded(
+    console: Console, severity: Severity, code: str, engine: str | None, members: list[Finding]
+) -> None:
+    _print_one(console, severity, members[0])
+    names = [f.tensor or f.config_key or "" for f in members[1:]]
+    shown = ", ".join(n for n in names[:FOLD_AFTER] if n)
+    more = len(members) - 1 - min(len(names), FOLD_AFTER)
+    tail = f" and {more} more" if more > 0 else ""
+    console.print(f"      [dim]... the same for {shown}{tail} (--json lists every one)[/dim]")

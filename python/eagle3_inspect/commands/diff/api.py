@@ -1,0 +1,128 @@
+"""`diff(a, b)`: opens both checkpoints, matches tensor names (renames by dialect rules and by
+content hash), compares every matched pair numerically in the native engine, and diffs
+`__metadata__`, config.json and the d2t/t2d vocab mapping."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from eagle3_inspect import _native
+from eagle3_inspect.commands.diff.config import config_diff, key_path_diff
+from eagle3_inspect.commands.diff.match import Matching, match_names, select
+from eagle3_inspect.commands.diff.report import DiffReport, PairResult
+from eagle3_inspect.commands.diff.vocab import compare_vocab
+from eagle3_inspect.reader.checkpoint import Checkpoint
+from eagle3_inspect.reader.stats import ProgressCallback
+
+PathOrCheckpoint = str | os.PathLike[str] | Checkpoint
+
+
+def _open(path: PathOrCheckpoint) -> Checkpoint:
+    return path if isinstance(path, Checkpoint) else Checkpoint(path)
+
+
+def _all_names(ckpt: Checkpoint) -> set[str]:
+    return set(ckpt.tensors) | ckpt.unreadable
+
+
+def _pair_result(a: Checkpoint, b: Checkpoint, name_a: str, name_b: str) -> PairResult:
+    ia, ib = a.tensors.get(name_a), b.tensors.get(name_b)
+    return PairResult(
+        name=name_a,
+        name_b=name_b,
+        dtype=(ia.dtype if ia else "?", ib.dtype if ib else "?"),
+        shape=(tuple(ia.shape) if ia else None, tuple(ib.shape) if ib else None),
+    )
+
+
+def _readable(ckpt: Checkpoint, name: str) -> bool:
+    return name in ckpt.tensors and name not in ckpt.unreadable
+
+
+def diff(
+    a: PathOrCheckpoint,
+    b: PathOrCheckpoint,
+    *,
+    rtol: float | None = None,
+    atol: float | None = None,
+    structure_only: bool = False,
+    renames: bool = True,
+    filter: str | None = None,
+    threads: int | None = None,
+    progress: ProgressCallback | None = None,
+) -> DiffReport:
+    """Compares checkpoint `a` with `b` (each a file, sharded directory, HF cache snapshot or an
+    open Checkpoint). Tensors match by logical name, whichever shard holds them.
+
+    `rtol`/`atol` override the per-dtype defaults (torch.testing's; see the core `tolerance`
+    docs). `structure_only` reads headers only: no numeric pass, no content hashes, so renames
+    are found by dialect rules alone and pairs get no status. `renames=False` reports renamed
+    tensors as removed + added. `filter` is a glob on tensor names (as written or in canonical
+    `layers.N.` form). `progress(done, total)` is called during the hash and numeric passes.
+
+    Per pair: `equal` (same dtype, shape and bytes), `close` (same shape, every element within
+    `|a-b| <= atol + rtol*|b|`, NaN only equal to NaN, infinities equal in sign), or `differ`.
+    Pairs with another shape but the same element count are compared in flat order (a reshape
+    shows max_abs 0) and are still `differ`; with another element count they get no metrics.
+    A dtype change with values within tolerance is `close`: it passes the verdict, and is
+    listed in `changed` with both dtypes. Metrics are in f64 (64-bit integers above 2**53 round;
+    with exact tolerance their mismatch count is still exact).
+    """
+    if threads is not None and threads < 1:
+        raise ValueError(f"threads must be >= 1, got {threads}")
+    for what, value in (("rtol", rtol), ("atol", atol)):
+        if value is not None and not value >= 0:
+            raise ValueError(f"{what} must be >= 0, got {value}")
+    ca, cb = _open(a), _open(b)
+    names_a = select(_all_names(ca), filter)
+    names_b = select(_all_names(cb), filter)
+
+    def hashes(side: str, names: list[str]) -> dict[str, str]:
+        ckpt = ca if side == "a" else cb
+        readable = [n for n in names if _readable(ckpt, n)]
+        found = _native.content_hashes(ckpt._native, readable, threads=threads, progress=progress)
+        # Unreadable tensors get a unique placeholder so they never match by content.
+        return {n: found.get(n, f"unreadable:{side}:{n}") for n in names}
+
+    matching: Matching = match_names(
+        names_a,
+        names_b,
+        renames=renames,
+        infos=(ca.tensors, cb.tensors),
+        hashes=None if structure_only else hashes,
+    )
+    matching.pairs.sort()
+    pairs = [_pair_result(ca, cb, x, y) for x, y in matching.pairs]
+    report = DiffReport(
+        a=ca,
+        b=cb,
+        matching=matching,
+        pairs=pairs,
+        metadata=key_path_diff(ca.metadata, cb.metadata),
+        config=config_diff(ca.config, cb.config),
+        structure_only=structure_only,
+        renames=renames,
+        filter=filter,
+        rtol=rtol,
+        atol=atol,
+    )
+    if not structure_only:
+        _compare(report, rtol=rtol, atol=atol, threads=threads, progress=progress)
+        report.vocab = compare_vocab(ca, cb)
+    return report
+
+
+def _compare(report: DiffReport, **options: Any) -> None:
+    todo = []
+    for pair in report.pairs:
+        if _readable(report.a, pair.name) and _readable(report.b, pair.name_b):
+            todo.append(pair)
+        else:
+            pair.status, pair.note = "differ", "unreadable on at least one side"
+    results = _native.diff_pairs(
+        report.a._native, report.b._native, [(p.name, p.name_b) for p in todo], **options
+    )
+    for pair, result in zip(todo, results, strict=True):
+        pair.status = result["status"]
+        pair.metrics = result

@@ -1,0 +1,192 @@
+"""`DiffReport`: the result of `eagle3_inspect.diff`, its verdict properties and its
+`eagle3-inspect/diff/1` JSON form; `PairResult`: one matched pair."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from eagle3_inspect.commands.diff.config import is_empty
+from eagle3_inspect.commands.diff.match import Matching
+
+if TYPE_CHECKING:
+    from eagle3_inspect.reader.checkpoint import Checkpoint
+
+SCHEMA = "eagle3-inspect/diff/1"
+
+METRICS = (
+    "max_abs",
+    "max_abs_index",
+    "max_abs_at",
+    "mean_abs",
+    "rel_l2",
+    "cosine",
+    "mismatched",
+    "nonfinite_mismatched",
+    "numel",
+    "rtol",
+    "atol",
+)
+
+
+def _json_number(value: Any) -> Any:
+    # JSON has no inf/nan (emit_json forbids them); an overflowing f64 difference says so in text.
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    return value
+
+
+@dataclass
+class PairResult:
+    """One matched pair: A's name, B's name, dtypes, shapes, and the numeric comparison
+    (`metrics` from the native engine, None in structure-only mode or when unreadable).
+    `status` is `equal`, `close`, `differ`, or None when values were not compared."""
+
+    name: str
+    name_b: str
+    dtype: tuple[str, str]
+    shape: tuple[tuple[int, ...] | None, tuple[int, ...] | None]
+    status: str | None = None
+    metrics: dict[str, Any] | None = None
+    note: str | None = None
+
+    @property
+    def structure_changed(self) -> bool:
+        return self.dtype[0] != self.dtype[1] or self.shape[0] != self.shape[1]
+
+    @property
+    def changed(self) -> bool:
+        """Bytes differ in any way (a `close` pair too); in structure-only mode: dtype or shape."""
+        if self.status is None:
+            return self.structure_changed
+        return self.status != "equal"
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name}
+        if self.name_b != self.name:
+            out["renamed_to"] = self.name_b
+        out["status"] = self.status
+        out["dtype"] = list(self.dtype) if self.dtype[0] != self.dtype[1] else None
+        shapes = [list(s) if s is not None else None for s in self.shape]
+        out["shape"] = shapes if self.shape[0] != self.shape[1] else None
+        metrics = self.metrics or {}
+        for key in METRICS:
+            out[key] = _json_number(metrics.get(key))
+        if self.note:
+            out["note"] = self.note
+        return out
+
+
+@dataclass
+class DiffReport:
+    """What `eagle3-inspect diff` prints; `.to_dict()` is its `--json` form."""
+
+    a: Checkpoint
+    b: Checkpoint
+    matching: Matching
+    pairs: list[PairResult]
+    metadata: dict[str, Any]
+    config: dict[str, Any]
+    vocab: dict[str, Any] | None = None
+    structure_only: bool = False
+    renames: bool = True
+    filter: str | None = None
+    rtol: float | None = None
+    atol: float | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def added(self) -> list[str]:
+        return self.matching.added
+
+    @property
+    def removed(self) -> list[str]:
+        return self.matching.removed
+
+    @property
+    def changed(self) -> list[PairResult]:
+        return [p for p in self.pairs if p.changed]
+
+    @property
+    def unchanged(self) -> int:
+        return len(self.pairs) - len(self.changed)
+
+    @property
+    def config_changed(self) -> bool:
+        return not is_empty({k: self.config[k] for k in ("added", "removed", "changed")}) or (
+            self.config["a_present"] != self.config["b_present"]
+        )
+
+    @property
+    def metadata_changed(self) -> bool:
+        return not is_empty(self.metadata)
+
+    @property
+    def ok(self) -> bool:
+        """The exit-0 verdict: nothing added or removed, every pair `equal` or `close` (in
+        structure-only mode: no dtype or shape change), and no config or metadata change.
+        Renames alone are fine."""
+        if self.added or self.removed or self.config_changed or self.metadata_changed:
+            return False
+        if self.structure_only:
+            return not any(p.structure_changed for p in self.pairs)
+        return all(p.status in ("equal", "close") for p in self.pairs)
+
+    @property
+    def identical(self) -> bool:
+        """`ok`, no renames, and every pair bitwise equal (structure-only: same headers)."""
+        return self.ok and not self.matching.renamed and not self.changed
+
+    def counts(self) -> dict[str, int]:
+        statuses = [p.status for p in self.pairs]
+        return {
+            "pairs": len(self.pairs),
+            "equal": statuses.count("equal"),
+            "close": statuses.count("close"),
+            "differ": statuses.count("differ"),
+            "added": len(self.added),
+            "removed": len(self.removed),
+            "renamed": len(self.matching.renamed),
+        }
+
+    def verdict(self) -> str:
+        if self.identical:
+            return "identical" if not self.structure_only else "same structure"
+        if self.ok:
+            return "equivalent (within tolerance, or renamed only)"
+        return "different"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema": SCHEMA,
+            "a": self.a.path,
+            "b": self.b.path,
+            "verdict": self.verdict(),
+            "ok": self.ok,
+            "identical": self.identical,
+            "structure_only": self.structure_only,
+            "filter": self.filter,
+            "rtol": self.rtol,
+            "atol": self.atol,
+            "added": list(self.added),
+            "removed": list(self.removed),
+            "renamed": [r.to_dict() for r in self.matching.renamed],
+            "changed": [p.to_dict() for p in self.changed],
+            "unchanged": self.unchanged,
+            "counts": self.counts(),
+            "metadata": self.metadata,
+            "config": self.config,
+            "vocab": self.vocab,
+            "findings": {
+                side: [f.to_dict() for f in errs] for side, errs in self.file_errors().items()
+            },
+            "notes": list(self.notes),
+        }
+
+    def file_errors(self) -> dict[str, list]:
+        """Each side's ST/IX error findings: a pair may differ because a file is damaged."""
+        return {
+            side: [f for f in ckpt.findings if f.severity.value == "error"]
+            for side, ckpt in (("a", self.a), ("b", self.b))
+        }

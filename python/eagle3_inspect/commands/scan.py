@@ -1,0 +1,106 @@
+"""`scan`: the header-level listing of a checkpoint (files, tensors, dtype totals, findings)."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from eagle3_inspect.findings import Finding, count_by_severity
+from eagle3_inspect.reader.checkpoint import Checkpoint
+from eagle3_inspect.reader.stats import ProgressCallback, TensorStats
+from eagle3_inspect.reader.tensorinfo import TensorInfo
+
+SCHEMA = "eagle3-inspect/scan/1"
+
+
+@dataclass
+class ScanReport:
+    """What `eagle3-inspect scan` prints; `.to_dict()` is its `--json` form."""
+
+    checkpoint: Checkpoint
+    tensors: list[TensorInfo]
+    findings: list[Finding]
+    filter: str | None = None
+    stats: dict[str, TensorStats] | None = field(default=None)
+
+    @property
+    def ok(self) -> bool:
+        return count_by_severity(self.findings)["errors"] == 0
+
+    def dtype_totals(self) -> dict[str, dict[str, int]]:
+        totals: dict[str, dict[str, int]] = {}
+        for info in self.tensors:
+            entry = totals.setdefault(info.dtype, {"tensors": 0, "params": 0, "bytes": 0})
+            entry["tensors"] += 1
+            entry["params"] += info.numel
+            entry["bytes"] += info.nbytes
+        return dict(sorted(totals.items()))
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "files": len(self.checkpoint.files),
+            "tensors": len(self.tensors),
+            "params": sum(t.numel for t in self.tensors),
+            "bytes": sum(t.nbytes for t in self.tensors),
+            "dtypes": self.dtype_totals(),
+            **count_by_severity(self.findings),
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        ckpt = self.checkpoint
+        tensors = []
+        for info in self.tensors:
+            row = info.to_dict()
+            if self.stats is not None and info.name in self.stats:
+                row["stats"] = self.stats[info.name].to_dict()
+            tensors.append(row)
+        return {
+            "schema": SCHEMA,
+            "path": ckpt.path,
+            "root": ckpt.root,
+            "index": ckpt.index_path,
+            "config": ckpt.config_path,
+            "filter": self.filter,
+            "files": [
+                {
+                    "path": f.path,
+                    "bytes": f.bytes,
+                    "tensors": f.tensors,
+                    "data_offset": f.data_offset,
+                }
+                for f in ckpt.files
+            ],
+            "metadata": ckpt.metadata,
+            "tensors": tensors,
+            "findings": [f.to_dict() for f in self.findings],
+            "summary": self.summary(),
+        }
+
+
+def select(tensors: dict[str, TensorInfo], pattern: str | None) -> list[TensorInfo]:
+    """Tensors whose name matches the glob `pattern` (all when None), in name order."""
+    if pattern is None:
+        return list(tensors.values())
+    return [t for name, t in tensors.items() if fnmatch.fnmatchcase(name, pattern)]
+
+
+def scan(
+    path: str | os.PathLike[str] | Checkpoint,
+    *,
+    filter: str | None = None,
+    stats: bool = False,
+    hashes: bool = False,
+    threads: int | None = None,
+    progress: ProgressCallback | None = None,
+) -> ScanReport:
+    """Opens `path` (or takes an open Checkpoint) and lists it. Reads headers only, unless
+    `stats` (or `hashes`) asks for a pass over the tensor data."""
+    ckpt = path if isinstance(path, Checkpoint) else Checkpoint(path)
+    tensors = select(ckpt.tensors, filter)
+    report = ScanReport(ckpt, tensors, list(ckpt.findings), filter)
+    if stats or hashes:
+        readable = [t.name for t in tensors if t.name not in ckpt.unreadable]
+        report.stats = ckpt.stats(readable, hashes=hashes, threads=threads, progress=progress)
+    return report

@@ -1,0 +1,131 @@
+"""`validate`: every check for an EAGLE-3 drafter in one report.
+
+ST/IX (file and index structure) + E3 (architecture and config) + VM (d2t/t2d) + NUM (values,
+from one statistics pass) + target cross-checks (`target=`) + EN (engine profiles, `engine=`).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from eagle3_inspect.findings import Finding, Severity, count_by_severity
+from eagle3_inspect.layout import Layout, detect_layout
+from eagle3_inspect.reader.checkpoint import Checkpoint
+from eagle3_inspect.reader.draft_config import read_draft_config
+from eagle3_inspect.reader.stats import ProgressCallback
+from eagle3_inspect.reader.target import TargetInfo, load_target
+from eagle3_inspect.reader.vocab import VocabMapping
+from eagle3_inspect.rules.e3 import check_architecture
+from eagle3_inspect.rules.e3.target import check_target
+from eagle3_inspect.rules.num import check_numbers
+
+SCHEMA = "eagle3-inspect/validate/1"
+# E3033 is the version-less "layers.N keys under an SGLang config" warning; with an engine
+# profile the EN rules give the exact per-version verdict instead.
+SUPERSEDED_BY_ENGINES = {"E3033"}
+
+
+@dataclass
+class Report:
+    """The result of `validate`; `.to_dict()` is the `--json` form."""
+
+    path: str
+    layout: Layout
+    findings: list[Finding]
+    engines: list[str] = field(default_factory=list)
+    target: TargetInfo | None = None
+    vocab: VocabMapping | None = None
+    fail_on: Severity = Severity.ERROR
+    checkpoint: Checkpoint | None = field(default=None, repr=False)
+
+    @property
+    def summary(self) -> dict[str, int]:
+        return count_by_severity(self.findings)
+
+    @property
+    def ok(self) -> bool:
+        """No finding at or above `fail_on`."""
+        return all(f.severity.rank < self.fail_on.rank for f in self.findings)
+
+    def to_dict(self) -> dict[str, Any]:
+        layout = self.layout.to_dict()
+        return {
+            "schema": SCHEMA,
+            "path": self.path,
+            "ok": self.ok,
+            "fail_on": self.fail_on.value,
+            "engines": self.engines,
+            "target": None if self.target is None else self.target.path,
+            "layout": layout,
+            "vocab": None if self.vocab is None else self.vocab.to_dict(),
+            "findings": [f.to_dict() for f in self.findings],
+            "summary": self.summary,
+        }
+
+
+def _locate_config(findings: list[Finding], config_path: str | None) -> list[Finding]:
+    """Config findings point at config.json."""
+    return [
+        replace(f, file=config_path) if f.config_key and f.file is None and config_path else f
+        for f in findings
+    ]
+
+
+def _order(findings: list[Finding]) -> list[Finding]:
+    return sorted(
+        findings, key=lambda f: (-f.severity.rank, f.code, f.tensor or "", f.engine or "")
+    )
+
+
+def validate(
+    path: str | os.PathLike[str] | Checkpoint,
+    *,
+    engine: str | None = None,
+    target: str | os.PathLike[str] | None = None,
+    stats: bool = True,
+    fail_on: str | Severity = Severity.ERROR,
+    threads: int | None = None,
+    progress: ProgressCallback | None = None,
+) -> Report:
+    """Validates the drafter at `path`. `engine` is "sglang", "vllm@0.20", "all", ...;
+    `target` a target model directory, config.json or index (headers and config only)."""
+    from eagle3_inspect.rules.en import check_all, resolve_engines
+
+    ckpt = path if isinstance(path, Checkpoint) else Checkpoint(path)
+    profiles = resolve_engines(engine) if engine else []
+    target_info = load_target(target) if target is not None else None
+    layout = detect_layout(ckpt.tensors, ckpt.config)
+    draft_config = read_draft_config(ckpt.config)
+    findings = list(ckpt.findings)
+    findings += check_architecture(ckpt.tensors, ckpt.config, layout)
+    vocab = ckpt.vocab_mapping(
+        target_vocab=(
+            target_info.vocab_size if target_info and not draft_config.vocab_size else None
+        )
+    )
+    findings += vocab.findings
+    if target_info is not None:
+        findings += check_target(layout, draft_config, target_info)
+    for profile in profiles:
+        findings += check_all(
+            profile, ckpt.tensors, ckpt.config, target_info.raw if target_info else None
+        )
+    if profiles:
+        findings = [f for f in findings if f.code not in SUPERSEDED_BY_ENGINES]
+    if stats:
+        names = [n for n, t in ckpt.tensors.items() if t.is_float and n not in ckpt.unreadable]
+        findings += check_numbers(
+            ckpt.tensors, ckpt.stats(names, threads=threads, progress=progress)
+        )
+    return Report(
+        path=ckpt.path,
+        layout=layout,
+        findings=_order(_locate_config(findings, ckpt.config_path)),
+        engines=[p.label for p in profiles] if profiles else [],
+        target=target_info,
+        vocab=vocab,
+        fail_on=Severity(fail_on),
+        checkpoint=ckpt,
+    )

@@ -1,0 +1,133 @@
+"""`Checkpoint`: an opened safetensors checkpoint (file, sharded directory or HF cache snapshot)."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from eagle3_inspect._native import NativeCheckpoint
+from eagle3_inspect.findings import Finding, Severity
+from eagle3_inspect.reader.numpy_dtypes import PACKED, numpy_dtype, unpack_codes
+from eagle3_inspect.reader.stats import ProgressCallback, TensorStats, compute_stats
+from eagle3_inspect.reader.tensorinfo import TensorInfo
+from eagle3_inspect.reader.vocab import VocabMapping, analyze, default_vocab_sizes
+from eagle3_inspect.registry import finding, from_native
+
+
+@dataclass(frozen=True)
+class FileInfo:
+    """One safetensors file of the checkpoint."""
+
+    path: str
+    bytes: int
+    tensors: int
+    header_bytes: int | None
+    data_offset: int | None
+    metadata: dict[str, str] | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+class Checkpoint:
+    """Header-level view of a checkpoint plus zero-copy tensor access. Never writes anything."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self._native = NativeCheckpoint(os.fspath(path))
+        self.path: str = self._native.path
+        self.root: str = self._native.root
+        self.index_path: str | None = self._native.index_path
+        self.files: list[FileInfo] = [FileInfo(**f) for f in self._native.files]
+        self.metadata: dict[str, str] = self._native.metadata
+        self.tensors: dict[str, TensorInfo] = {}
+        self.unreadable: set[str] = set()
+        for name, dtype, shape, nbytes, file, offset, readable in self._native.tensors:
+            if shape is None or nbytes is None:
+                self.unreadable.add(name)
+                continue
+            self.tensors[name] = TensorInfo(name, dtype, tuple(shape), nbytes, file, offset)
+            if not readable:
+                self.unreadable.add(name)
+        self.findings: list[Finding] = [from_native(f) for f in self._native.findings]
+        self.config_path: str | None = None
+        self.config: dict[str, Any] | None = None
+        self._read_config()
+
+    def _read_config(self) -> None:
+        found = self._native.config
+        if found is None:
+            return
+        self.config_path, text = found
+        try:
+            config = json.loads(text)
+        except ValueError as exc:
+            self._config_finding(f"config.json is not valid JSON: {exc}")
+            return
+        if not isinstance(config, dict):
+            self._config_finding(f"config.json is a JSON {type(config).__name__}, not an object")
+            return
+        self.config = config
+
+    def _config_finding(self, message: str) -> None:
+        self.findings.append(finding("IX009", message, file=self.config_path))
+
+    def __repr__(self) -> str:
+        return f"Checkpoint({self.path!r}, files={len(self.files)}, tensors={len(self.tensors)})"
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.tensors
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity is Severity.ERROR]
+
+    def raw_bytes(self, name: str) -> memoryview:
+        """The tensor's bytes as a read-only memoryview of the map (no copy)."""
+        return memoryview(self._native.buffer(name))
+
+    def tensor(self, name: str) -> np.ndarray:
+        """The tensor as a numpy array: a zero-copy read-only view of the map where numpy has the
+        dtype (bf16 / fp8 through ml_dtypes); an unpacked copy for the packed F4 / F6 types."""
+        info = self.tensors.get(name)
+        buffer = self._native.buffer(name)  # raises TensorNotFoundError / TensorUnreadableError
+        assert info is not None
+        dtype = numpy_dtype(info.dtype)
+        if info.dtype in PACKED:
+            raw = np.frombuffer(buffer, dtype=np.uint8)
+            return unpack_codes(info.dtype, raw, info.numel).view(dtype).reshape(info.shape)
+        return np.frombuffer(buffer, dtype=dtype).reshape(info.shape)
+
+    def stats(
+        self,
+        names: Iterable[str] | None = None,
+        *,
+        hashes: bool = False,
+        threads: int | None = None,
+        progress: ProgressCallback | None = None,
+    ) -> dict[str, TensorStats]:
+        """Per-tensor statistics (and content hashes when `hashes`); see `reader/stats.py`."""
+        if names is None:
+            names = [n for n in self.tensors if n not in self.unreadable]
+        return compute_stats(self._native, names, hashes=hashes, threads=threads, progress=progress)
+
+    def vocab_mapping(
+        self, *, draft_vocab: int | None = None, target_vocab: int | None = None
+    ) -> VocabMapping:
+        """The d2t/t2d analysis: target ids, encoding verdict and VM findings. Vd defaults to the
+        lm_head rows (or config draft_vocab_size), Vt to config vocab_size (or t2d's length)."""
+        vd, vt = default_vocab_sizes(self.tensors, self.config)
+        return analyze(
+            self._native,
+            draft_vocab if draft_vocab is not None else vd,
+            target_vocab if target_vocab is not None else vt,
+        )
+
+
+def open(path: str | os.PathLike[str]) -> Checkpoint:
+    """Opens the checkpoint at `path` (reads headers and config only)."""
+    return Checkpoint(path)

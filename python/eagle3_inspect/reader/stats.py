@@ -1,0 +1,82 @@
+"""`TensorStats`: per-tensor statistics from the native engine, and the API call that runs it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from eagle3_inspect import _native
+
+ProgressCallback = Callable[[int, int], Any]
+
+# The stable `"stats"` block of `scan --json` (extra fields follow it in to_dict()).
+JSON_FIELDS = (
+    "numel",
+    "nan",
+    "posinf",
+    "neginf",
+    "zeros",
+    "min",
+    "max",
+    "mean",
+    "std",
+    "abs_max",
+    "l2",
+)
+
+
+@dataclass(frozen=True)
+class TensorStats:
+    """Statistics of one tensor, computed in one fused pass over its bytes.
+
+    Value statistics (min .. l2) are over finite elements and None when there are none. Integer
+    tensors also carry exact `int_min`, `int_max`, `int_sum`; BOOL carries `true_count`; C64 is
+    summarised by magnitudes. `hash` is the xxh3-128 tree hash (6 MiB leaves) of the bytes.
+    """
+
+    dtype: str
+    numel: int
+    nan: int
+    posinf: int
+    neginf: int
+    zeros: int
+    finite: int
+    min: float | None
+    max: float | None
+    mean: float | None
+    std: float | None
+    abs_max: float | None
+    l2: float | None
+    int_min: int | None = None
+    int_max: int | None = None
+    int_sum: int | None = None
+    true_count: int | None = None
+    hash: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        ordered = {k: data.pop(k) for k in JSON_FIELDS}
+        ordered.update({k: v for k, v in data.items() if v is not None and k != "dtype"})
+        return ordered
+
+
+def compute_stats(
+    native: _native.NativeCheckpoint,
+    names: Iterable[str],
+    *,
+    hashes: bool = False,
+    threads: int | None = None,
+    progress: ProgressCallback | None = None,
+) -> dict[str, TensorStats]:
+    """Statistics of the tensors `names` of an open native checkpoint, in parallel with the GIL
+    released.
+
+    `progress(done_bytes, total_bytes)` is called about every 100 ms; Ctrl-C raises
+    KeyboardInterrupt within about a second."""
+    if threads is not None and threads < 1:
+        raise ValueError(f"threads must be >= 1, got {threads}")
+    raw = _native.tensor_stats(
+        native, list(names), hashes=hashes, threads=threads, progress=progress
+    )
+    return {name: TensorStats(**values) for name, values in raw.items()}

@@ -1,0 +1,105 @@
+"""Target-model reading (`load_target`) and drafter-vs-target cross-checks (`check_target`, E31xx).
+
+Reads a target's config.json (multimodal targets nest the text model in `text_config`,
+`language_config` or `llm_config`) and, for a directory or index, only the safetensors headers of
+the shards holding `embed_tokens` and `lm_head`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+TEXT_CONFIG_KEYS = ("text_config", "language_config", "llm_config")
+
+
+@dataclass
+class TargetInfo:
+    """What the cross-checks need from a target model; None where it could not be read."""
+
+    path: str
+    architectures: list[str] = field(default_factory=list)
+    model_type: str | None = None
+    hidden_size: int | None = None
+    vocab_size: int | None = None
+    num_hidden_layers: int | None = None
+    torch_dtype: str | None = None
+    tie_word_embeddings: bool | None = None
+    text_config_key: str | None = None
+    embed_name: str | None = None
+    embed_shape: tuple[int, ...] | None = None
+    lm_head_name: str | None = None
+    lm_head_shape: tuple[int, ...] | None = None
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    def field_key(self, name: str) -> str:
+        """Config key path of a text-model field (e.g. `text_config.hidden_size`)."""
+        return f"{self.text_config_key}.{name}" if self.text_config_key else name
+
+
+def _text_fields(info: TargetInfo, config: dict[str, Any]) -> None:
+    info.raw = config
+    archs = config.get("architectures")
+    info.architectures = [a for a in archs if isinstance(a, str)] if isinstance(archs, list) else []
+    text = config
+    for key in TEXT_CONFIG_KEYS:
+        nested = config.get(key)
+        if isinstance(nested, dict) and "hidden_size" in nested:
+            info.text_config_key, text = key, nested
+            break
+    info.model_type = text.get("model_type") or config.get("model_type")
+    for name in ("hidden_size", "vocab_size", "num_hidden_layers"):
+        value = text.get(name, config.get(name))
+        setattr(info, name, value if isinstance(value, int) else None)
+    dtype = text.get("torch_dtype") or config.get("torch_dtype") or config.get("dtype")
+    info.torch_dtype = str(dtype) if dtype else None
+    tie = text.get("tie_word_embeddings", config.get("tie_word_embeddings"))
+    info.tie_word_embeddings = tie if isinstance(tie, bool) else None
+
+
+def _pick(names: list[str], suffix: str) -> str | None:
+    hits = [n for n in names if n == suffix or n.endswith("." + suffix)]
+    return min(hits, key=lambda n: (n.count("."), n)) if hits else None
+
+
+def _weights(info: TargetInfo, path: Path) -> None:
+    """Shapes of the target's embedding and head, from the shards' headers (native reader)."""
+    from eagle3_inspect.errors import InspectError
+    from eagle3_inspect.reader.checkpoint import Checkpoint
+
+    try:
+        ckpt = Checkpoint(path)
+    except InspectError:  # a config-only directory: nothing to read
+        return
+    names = list(ckpt.tensors)
+    for attr, suffix in (("embed", "embed_tokens.weight"), ("lm_head", "lm_head.weight")):
+        name = _pick(names, suffix)
+        if name is not None:
+            setattr(info, f"{attr}_name", name)
+            setattr(info, f"{attr}_shape", ckpt.tensors[name].shape)
+
+
+def load_target(path: str | os.PathLike[str]) -> TargetInfo:
+    """Read a target from a model directory, its config.json, its index or a safetensors file."""
+    given = Path(path)
+    info = TargetInfo(path=str(given))
+    root = given if given.is_dir() else given.parent
+    config_file = root / "config.json"
+    if given.is_file() and given.suffix == ".json" and not given.name.endswith(".index.json"):
+        config_file = given
+    if config_file.is_file():
+        try:
+            config = json.loads(config_file.read_text())
+        except ValueError as exc:
+            raise ValueError(f"{config_file}: target config is not valid JSON: {exc}") from None
+        if not isinstance(config, dict):
+            raise ValueError(f"{config_file}: config is not a JSON object")
+        _text_fields(info, config)
+    elif not given.exists():
+        raise FileNotFoundError(f"target not found: {given}")
+    if given.is_dir() or given.name.endswith(".index.json") or given.suffix == ".safetensors":
+        _weights(info, given)
+    return info

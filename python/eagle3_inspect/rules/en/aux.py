@@ -1,0 +1,156 @@
+"""Aux-layer-id checks: where the engine reads the ids, what it does without them, and whether the
+ids, under the engine's convention, address layers the target has.
+
+Conventions (eagle3-formats.md §C.4): "output-of" ids are shifted by +1 into capture-before-layer
+indices (SGLang Llama targets, TensorRT-LLM); "input-of" ids are used verbatim (vLLM,
+speculators); "output-of-if-first-is-1" shifts only when the first id is 1 (SGLang DeepSeek-V2
+family, PR #25454). SGLang captures inside its layer loop (index <= N-1); vLLM also records the
+state after the last layer (index <= N).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from eagle3_inspect.findings import Finding
+from eagle3_inspect.rules.en.conditions import first_present
+from eagle3_inspect.rules.en.emit import finding
+from eagle3_inspect.rules.en.profile import EngineProfile
+
+KNOWN_LOCATIONS = (
+    "eagle_aux_hidden_state_layer_ids",
+    "eagle_config.eagle_aux_hidden_state_layer_ids",
+)
+
+
+def convention_for(profile: EngineProfile, target_architecture: str | None) -> str:
+    """The id convention this engine applies for that target (per-target data when generated)."""
+    if profile.capture is not None and target_architecture:
+        return profile.capture.conventions.get(target_architecture, profile.aux_layer_convention)
+    return profile.aux_layer_convention
+
+
+def capture_indices(ids: Sequence[int], convention: str) -> list[int]:
+    """Config ids -> capture-before-layer indices under `convention`."""
+    shift = convention == "output-of" or (
+        convention == "output-of-if-first-is-1" and bool(ids) and ids[0] == 1
+    )
+    return [i + 1 if shift else i for i in ids]
+
+
+def _ids(value: Any) -> list[int] | None:
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, int) for v in value):
+        return list(value)
+    return None
+
+
+def _location_findings(
+    profile: EngineProfile, config: Mapping[str, Any]
+) -> tuple[list[Finding], tuple[str, list[int]] | None]:
+    findings: list[Finding] = []
+    read = first_present(config, profile.aux_layer_ids)
+    read = (read[0], _ids(read[1])) if read and _ids(read[1]) else None
+    every_reader = set(profile.aux_layer_ids)
+    for _, runner_read in profile.aux_layer_runners:
+        every_reader |= set(runner_read)
+    for location in KNOWN_LOCATIONS:
+        value = first_present(config, [location])
+        if value is not None and location not in every_reader:
+            findings.append(
+                finding(
+                    profile,
+                    "EN003",
+                    f"{profile.label} ignores {location}={value[1]!r}; it reads aux layer ids only "
+                    f"from {', '.join(profile.aux_layer_ids) or 'nowhere in the draft config'}",
+                    config_key=location,
+                )
+            )
+    for runner, runner_read in profile.aux_layer_runners:
+        got = first_present(config, runner_read)
+        if read is not None and (got is None or got[0] != read[0]):
+            used = got[0] if got else f"the default ({profile.aux_default})"
+            findings.append(
+                finding(
+                    profile,
+                    "EN003",
+                    f"{profile.label} on the {runner} does not read {read[0]}; it uses {used}",
+                    config_key=read[0],
+                )
+            )
+    if read is None:
+        findings.append(
+            finding(
+                profile,
+                "EN010",
+                f"{profile.label} finds no aux layer ids it reads and falls back to "
+                f"{profile.aux_default or 'its default layers'} (vLLM PR #50170: acceptance 1.2%)",
+                config_key=profile.aux_layer_ids[0] if profile.aux_layer_ids else None,
+            )
+        )
+    return findings, read
+
+
+def _convention_hint(
+    profile: EngineProfile, key: str, ids: list[int], convention: str
+) -> list[Finding]:
+    if convention == "input-of" and ids[0] == 1:
+        camp, effect = (
+            "output-of (SpecForge / Model-Optimizer: [1, N//2-1, N-4])",
+            "one layer early",
+        )
+    elif convention == "output-of" and ids[0] == 2:
+        camp, effect = "input-of (vLLM / speculators: [2, N//2, N-3])", "one layer late"
+    else:
+        return []
+    return [
+        finding(
+            profile,
+            "EN011",
+            f"{key}={ids} starts like the {camp} convention, but {profile.label} treats ids as "
+            f"{convention}: if the drafter was trained the other way every aux state is {effect}",
+            config_key=key,
+        )
+    ]
+
+
+def check_aux_layer_ids(
+    profile: EngineProfile,
+    config: Mapping[str, Any] | None,
+    target_num_layers: int | None,
+    target_architecture: str | None = None,
+) -> list[Finding]:
+    """EN003/EN010 (location), EN011 (convention look-alike), EN005 (range against the target)."""
+    config = config or {}
+    if profile.aux_layer_ids_status == "unconfirmed":
+        return [
+            finding(
+                profile,
+                "EN012",
+                f"{profile.label}: where this engine reads aux layer ids is UNCONFIRMED "
+                f"(default {profile.aux_default})",
+            )
+        ]
+    findings, read = _location_findings(profile, config)
+    if read is None:
+        return findings
+    key, ids = read
+    convention = convention_for(profile, target_architecture)
+    findings += _convention_hint(profile, key, ids, convention)
+    if target_num_layers is None:
+        return findings
+    indices = capture_indices(ids, convention)
+    top = target_num_layers if profile.aux_capture_max == "N" else target_num_layers - 1
+    bad = [i for i in indices if i < 0 or i > top]
+    if bad:
+        findings.append(
+            finding(
+                profile,
+                "EN005",
+                f"{profile.label} turns {key}={ids} ({convention}) into capture indices {indices}; "
+                f"{bad} fall outside 0..{top} for a {target_num_layers}-layer target, so those aux "
+                "states are never captured",
+                config_key=key,
+            )
+        )
+    return findings

@@ -1,0 +1,92 @@
+"""The per-engine entry points: `check_engine` (tensors + config) and `check_all` (everything)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from eagle3_inspect.findings import Finding
+from eagle3_inspect.reader.tensorinfo import TensorInfo
+from eagle3_inspect.rules.en.aux import check_aux_layer_ids
+from eagle3_inspect.rules.en.capture import check_target_capture
+from eagle3_inspect.rules.en.configcheck import (
+    check_architecture,
+    check_ignored,
+    check_norm_flags,
+    check_rejects,
+    served_architecture,
+)
+from eagle3_inspect.rules.en.emit import finding
+from eagle3_inspect.rules.en.names import check_names
+from eagle3_inspect.rules.en.profile import EngineProfile
+from eagle3_inspect.rules.en.versions import try_parse_version
+
+
+def check_engine(
+    profile: EngineProfile, tensors: Mapping[str, TensorInfo], config: dict | None
+) -> list[Finding]:
+    """Dropped tensors, random parameters, refused configs, unserved architecture, ignored fields
+    and norm-flag mismatches for one engine profile. Aux ids and target capture are separate."""
+    served = served_architecture(profile, config) if config is not None else None
+    if served is not None and served in profile.unprofiled_draft_architectures:
+        return [
+            finding(
+                profile,
+                "EN012",
+                f"{profile.label} serves {served} with a loader this profile does not model "
+                "(see `unconfirmed` in its profile); tensor names and norm flags were not checked",
+                config_key="architectures",
+            )
+        ]
+    findings = check_names(profile, tensors.keys(), config) + _beyond_checked(profile)
+    if config is not None:
+        findings += check_architecture(profile, config)
+        findings += check_rejects(profile, config)
+        findings += check_ignored(profile, config)
+        findings += check_norm_flags(profile, config, tensors.keys())
+    return findings
+
+
+def _beyond_checked(profile: EngineProfile) -> list[Finding]:
+    """EN012 when the requested version is newer than every version the profile was read from:
+    the open-ended profile still applies, but that engine's code may have changed since."""
+    asked = try_parse_version(profile.version)
+    read = [v for v in map(try_parse_version, profile.checked_versions) if v is not None]
+    if asked is None or not read or asked <= max(read):
+        return []
+    newest = ".".join(map(str, max(read)))
+    return [
+        finding(
+            profile,
+            "EN012",
+            f"{profile.label} is newer than every {profile.engine} version this profile was read "
+            f"from (newest {newest}); its verdicts assume nothing changed since",
+        )
+    ]
+
+
+def check_all(
+    profile: EngineProfile,
+    tensors: Mapping[str, TensorInfo],
+    config: dict | None,
+    target_config: Mapping[str, Any] | None = None,
+) -> list[Finding]:
+    """`check_engine` plus aux-id and capture checks against an optional target config."""
+    findings = check_engine(profile, tensors, config)
+    target_archs: Sequence[str] = []
+    layers = None
+    if target_config is not None:
+        archs = target_config.get("architectures")
+        target_archs = [a for a in archs if isinstance(a, str)] if isinstance(archs, list) else []
+        text = target_config.get("text_config")
+        source = (
+            text if isinstance(text, Mapping) and "num_hidden_layers" in text else target_config
+        )
+        value = source.get("num_hidden_layers")
+        layers = value if isinstance(value, int) else None
+    findings += check_aux_layer_ids(
+        profile, config, layers, target_archs[0] if target_archs else None
+    )
+    if target_config is not None:
+        findings += check_target_capture(profile, target_archs)
+    return findings

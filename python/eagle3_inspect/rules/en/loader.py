@@ -1,0 +1,143 @@
+"""Loading the shipped profile files and resolving `--engine NAME[@VERSION]` specs to profiles.
+
+Profiles live in `eagle3_inspect/profiles/<engine>-<range>.toml`; generated aux-capture lists
+live beside them in `eagle3_inspect/profiles/<engine>.capture.toml`. Adding an engine version is
+a data change: drop in a new file (and re-run `tools/gen_capture_lists.py`), no code edits.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import itertools
+import sys
+from importlib import resources
+from typing import Any
+
+from eagle3_inspect.rules.en.profile import CaptureEntry, EngineProfile, ProfileError
+from eagle3_inspect.rules.en.schema import parse_profile
+from eagle3_inspect.rules.en.versions import Version, in_range, parse_version, try_parse_version
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised only on Python 3.10
+    import tomli as tomllib
+
+PROFILE_PACKAGE = "eagle3_inspect.rules.en.profiles"
+CAPTURE_SUFFIX = ".capture.toml"
+
+
+def _read_toml(name: str) -> dict[str, Any]:
+    node = resources.files(PROFILE_PACKAGE).joinpath(name)
+    try:
+        return tomllib.loads(node.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ProfileError(f"{name}: {exc}") from exc
+
+
+def _profile_files() -> list[str]:
+    root = resources.files(PROFILE_PACKAGE)
+    return sorted(
+        p.name
+        for p in root.iterdir()
+        if p.name.endswith(".toml") and not p.name.endswith(CAPTURE_SUFFIX)
+    )
+
+
+def _capture_table(engine: str) -> tuple[CaptureEntry, ...]:
+    name = f"{engine}{CAPTURE_SUFFIX}"
+    if not resources.files(PROFILE_PACKAGE).joinpath(name).is_file():
+        return ()
+    data = _read_toml(name)
+    entries = []
+    for version, item in data.get("versions", {}).items():
+        entries.append(
+            CaptureEntry(
+                version=version,
+                source=str(item.get("source", "")),
+                target_architectures=frozenset(item.get("target_architectures", [])),
+                conventions=dict(item.get("aux_layer_conventions", {})),
+            )
+        )
+    return tuple(sorted(entries, key=lambda e: parse_version(e.version)))
+
+
+@functools.lru_cache(maxsize=1)
+def load_profiles() -> tuple[EngineProfile, ...]:
+    """Every shipped profile, validated, ordered by engine then version range."""
+    profiles = []
+    for name in _profile_files():
+        profile = parse_profile(_read_toml(name), name)
+        profiles.append(
+            dataclasses.replace(profile, capture_history=_capture_table(profile.engine))
+        )
+    profiles.sort(key=lambda p: (p.engine, p.min_version))
+    _check_no_overlap(profiles)
+    return tuple(profiles)
+
+
+def _check_no_overlap(profiles: list[EngineProfile]) -> None:
+    for before, after in itertools.pairwise(profiles):
+        if before.engine == after.engine and (
+            before.max_version is None or before.max_version > after.min_version
+        ):
+            raise ProfileError(f"{before.path} and {after.path} overlap")
+
+
+def engines() -> list[str]:
+    """Names of the engines with at least one profile."""
+    return sorted({p.engine for p in load_profiles()})
+
+
+def _capture_for(profile: EngineProfile, version: Version | None) -> CaptureEntry | None:
+    """The newest generated capture list inside the profile's range and not after `version`."""
+    best = None
+    for entry in profile.capture_history:
+        entry_version = parse_version(entry.version)
+        if not in_range(entry_version, profile.min_version, profile.max_version):
+            continue
+        if version is not None and entry_version > version:
+            continue
+        best = entry
+    return best
+
+
+def _resolve_one(spec: str) -> EngineProfile:
+    name, _, version_text = spec.strip().partition("@")
+    name = name.strip().lower()
+    candidates = [p for p in load_profiles() if p.engine == name]
+    if not candidates:
+        raise ValueError(f"unknown engine {name!r}; known engines: {', '.join(engines())}, all")
+    if not version_text:
+        newest = candidates[-1]
+        version = try_parse_version(newest.version)
+        return dataclasses.replace(newest, capture=_capture_for(newest, version))
+    try:
+        version = parse_version(version_text)
+    except ValueError as exc:
+        raise ValueError(f"bad engine version in {spec!r}: {exc}") from exc
+    for profile in candidates:
+        if in_range(version, profile.min_version, profile.max_version):
+            return dataclasses.replace(
+                profile, version=version_text.strip(), capture=_capture_for(profile, version)
+            )
+    ranges = ", ".join(f"{p.range_text()} ({p.path})" for p in candidates)
+    raise ValueError(f"no {name} profile covers version {version_text}; profiles: {ranges}")
+
+
+def resolve_engines(spec: str) -> list[EngineProfile]:
+    """Profiles for `"sglang"`, `"sglang@0.5.9"`, `"sglang,vllm@0.33.0"` or `"all"`.
+
+    No version means the newest profile; unknown engines or uncovered versions raise ValueError
+    with the list of what exists.
+    """
+    parts = [part for part in spec.split(",") if part.strip()]
+    if not parts:
+        raise ValueError(f"empty engine spec; known engines: {', '.join(engines())}, all")
+    resolved: list[EngineProfile] = []
+    for part in parts:
+        if part.strip().lower() == "all":
+            resolved += [_resolve_one(name) for name in engines()]
+        else:
+            resolved.append(_resolve_one(part))
+    return resolved

@@ -1,0 +1,76 @@
+"""NUM rules: findings from per-tensor statistics (NaN/Inf, all-zero, all-NaN, untrained norms,
+initialisation look-alikes). Integer and bool buffers (d2t, t2d) are the VM rules' business."""
+
+from __future__ import annotations
+
+import math
+
+from eagle3_inspect.findings import Finding
+from eagle3_inspect.reader.stats import TensorStats
+from eagle3_inspect.reader.tensorinfo import FLOAT_DTYPES, TensorInfo
+from eagle3_inspect.registry import finding
+
+# HF's LlamaConfig.initializer_range default: weights start as normal(0, 0.02).
+HF_INIT_STD = 0.02
+# How close (relative) a statistic must be to an initialiser's to count as "exactly" it.
+INIT_MATCH = 0.005
+
+
+def _is_norm(name: str) -> bool:
+    leaf = name.rsplit(".", 2)
+    return name.endswith(".weight") and ("norm" in leaf[-2] if len(leaf) >= 2 else False)
+
+
+def _finding(code: str, info: TensorInfo, message: str) -> Finding:
+    return finding(
+        code, f"{info.name}: {message}", file=info.file, tensor=info.name, offset=info.offset
+    )
+
+
+def _looks_initialised(info: TensorInfo, s: TensorStats) -> str | None:
+    if len(info.shape) != 2 or s.std is None or s.mean is None or s.abs_max is None:
+        return None
+    if s.numel < 4096 or s.std == 0:
+        return None
+    fan_in = info.shape[1]
+    bound = 1 / math.sqrt(fan_in)
+    uniform_std = bound / math.sqrt(3)
+    if s.abs_max <= bound and abs(s.std - uniform_std) <= INIT_MATCH * uniform_std:
+        return (
+            f"uniform within ±{bound:.4g} with std {s.std:.4g} = bound/sqrt(3): nn.Linear's "
+            "default kaiming-uniform initialisation"
+        )
+    if abs(s.std - HF_INIT_STD) <= INIT_MATCH * HF_INIT_STD and abs(s.mean) <= 1e-3 * HF_INIT_STD:
+        return (
+            f"mean {s.mean:.2g}, std {s.std:.5g}: normal(0, 0.02), the HF initializer_range default"
+        )
+    return None
+
+
+def check_numbers(tensors: dict[str, TensorInfo], stats: dict[str, TensorStats]) -> list[Finding]:
+    """NUM findings for every float tensor that has statistics."""
+    out: list[Finding] = []
+    for name, s in stats.items():
+        info = tensors.get(name)
+        if info is None or info.dtype not in FLOAT_DTYPES or s.numel == 0:
+            continue
+        if s.nan == s.numel:
+            out.append(_finding("NUM003", info, f"all {s.numel} values are NaN"))
+            continue
+        if s.nan:
+            out.append(_finding("NUM001", info, f"{s.nan} NaN of {s.numel} values"))
+        if s.posinf or s.neginf:
+            out.append(
+                _finding("NUM002", info, f"{s.posinf} +Inf and {s.neginf} -Inf of {s.numel} values")
+            )
+        if s.zeros == s.numel:
+            out.append(_finding("NUM004", info, f"all {s.numel} values are 0"))
+            continue
+        if _is_norm(name) and s.min == 1.0 and s.max == 1.0 and s.finite == s.numel:
+            out.append(
+                _finding("NUM005", info, f"all {s.numel} values are exactly 1.0 (never trained?)")
+            )
+        verdict = _looks_initialised(info, s)
+        if verdict:
+            out.append(_finding("NUM006", info, f"looks untrained: {verdict}"))
+    return out
