@@ -684,3 +684,19 @@ def test_a_version_newer_than_any_read_says_so():
     assert [f.code for f in check_engine(newest, {}, None) if f.code == "EN012"] == []
     notes = [f for f in check_engine(future, {}, None) if f.code == "EN012"]
     assert len(notes) == 1 and "newer than every sglang version" in notes[0].message
+
+
+@pytest.mark.parametrize("nest", ["text_config", "language_config", "llm_config"])
+def test_en005_reads_the_layer_count_wherever_the_target_nests_its_text_model(nest):
+    """EN005 once read only `text_config`; InternVL-style targets use `llm_config` and
+    DeepSeek-VL-style ones `language_config`, and their layer count was lost."""
+    config = sglang_config(eagle_config={"eagle_aux_hidden_state_layer_ids": [1, 30, 61]})
+    target = {
+        "architectures": ["LlamaForCausalLM"],
+        nest: {"hidden_size": 4096, "num_hidden_layers": 62},
+    }
+    found = check_all(one("sglang@0.5.23"), midlayer_ckpt(), config, target)
+    (en005,) = [f for f in found if f.code == "EN005"]
+    assert "62-layer target" in en005.message
+    target[nest]["num_hidden_layers"] = 63
+    assert "EN005" not in codes(check_all(one("sglang@0.5.23"), midlayer_ckpt(), config, target))

@@ -109,9 +109,7 @@ def validate(
     if target_info is not None:
         findings += check_target(layout, draft_config, target_info)
     for profile in profiles:
-        findings += check_all(
-            profile, ckpt.tensors, ckpt.config, target_info.raw if target_info else None
-        )
+        findings += check_all(profile, ckpt.tensors, ckpt.config, target_info)
     if profiles:
         findings = [f for f in findings if f.code not in SUPERSEDED_BY_ENGINES]
     if stats:

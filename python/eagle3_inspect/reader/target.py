@@ -1,8 +1,8 @@
-"""Target-model reading (`load_target`) and drafter-vs-target cross-checks (`check_target`, E31xx).
+"""The target model, read once into one typed `TargetInfo` that every rule uses (E31xx, EN).
 
-Reads a target's config.json (multimodal targets nest the text model in `text_config`,
-`language_config` or `llm_config`) and, for a directory or index, only the safetensors headers of
-the shards holding `embed_tokens` and `lm_head`.
+`load_target` reads a target's config.json (`read_target_config` parses one: multimodal targets
+nest the text model in `text_config`, `language_config` or `llm_config`) and, for a directory or
+index, only the safetensors headers of the shards holding `embed_tokens` and `lm_head`.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def _text_fields(info: TargetInfo, config: dict[str, Any]) -> None:
     text = config
     for key in TEXT_CONFIG_KEYS:
         nested = config.get(key)
-        if isinstance(nested, dict) and "hidden_size" in nested:
+        if isinstance(nested, dict) and ("hidden_size" in nested or "num_hidden_layers" in nested):
             info.text_config_key, text = key, nested
             break
     info.model_type = text.get("model_type") or config.get("model_type")
@@ -58,6 +58,13 @@ def _text_fields(info: TargetInfo, config: dict[str, Any]) -> None:
     info.torch_dtype = str(dtype) if dtype else None
     tie = text.get("tie_word_embeddings", config.get("tie_word_embeddings"))
     info.tie_word_embeddings = tie if isinstance(tie, bool) else None
+
+
+def read_target_config(config: dict[str, Any], path: str = "") -> TargetInfo:
+    """The typed target from a parsed config.json (no weights read)."""
+    info = TargetInfo(path=path)
+    _text_fields(info, config)
+    return info
 
 
 def _pick(names: list[str], suffix: str) -> str | None:

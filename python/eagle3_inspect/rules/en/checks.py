@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from eagle3_inspect.findings import Finding
+from eagle3_inspect.reader.target import TargetInfo, read_target_config
 from eagle3_inspect.reader.tensorinfo import TensorInfo
 from eagle3_inspect.rules.en.aux import check_aux_layer_ids
 from eagle3_inspect.rules.en.capture import check_target_capture
@@ -69,24 +70,16 @@ def check_all(
     profile: EngineProfile,
     tensors: Mapping[str, TensorInfo],
     config: dict | None,
-    target_config: Mapping[str, Any] | None = None,
+    target: TargetInfo | dict[str, Any] | None = None,
 ) -> list[Finding]:
-    """`check_engine` plus aux-id and capture checks against an optional target config."""
+    """`check_engine` plus aux-id and capture checks against an optional target (its typed
+    `TargetInfo`, or a parsed target config.json, read the same way)."""
     findings = check_engine(profile, tensors, config)
-    target_archs: Sequence[str] = []
-    layers = None
-    if target_config is not None:
-        archs = target_config.get("architectures")
-        target_archs = [a for a in archs if isinstance(a, str)] if isinstance(archs, list) else []
-        text = target_config.get("text_config")
-        source = (
-            text if isinstance(text, Mapping) and "num_hidden_layers" in text else target_config
-        )
-        value = source.get("num_hidden_layers")
-        layers = value if isinstance(value, int) else None
-    findings += check_aux_layer_ids(
-        profile, config, layers, target_archs[0] if target_archs else None
-    )
-    if target_config is not None:
-        findings += check_target_capture(profile, target_archs)
+    if isinstance(target, dict):
+        target = read_target_config(target)
+    archs = target.architectures if target is not None else []
+    layers = target.num_hidden_layers if target is not None else None
+    findings += check_aux_layer_ids(profile, config, layers, archs[0] if archs else None)
+    if target is not None:
+        findings += check_target_capture(profile, archs)
     return findings
