@@ -10,7 +10,8 @@ from eagle3_inspect.layout.dims import infer_dims
 from eagle3_inspect.layout.model import Layout
 from eagle3_inspect.layout.names import MODEL_PREFIX, parse_block_key, strip_model_prefix
 from eagle3_inspect.reader.draft_config import DraftConfig, read_draft_config
-from eagle3_inspect.reader.tensorinfo import FLOAT_DTYPES, TensorInfo
+from eagle3_inspect.reader.dtypes import FLOAT_DTYPES
+from eagle3_inspect.reader.tensorinfo import TensorInfo
 
 # Names whose dtype is not a weight dtype: vocabulary maps are int64/bool by design.
 VOCAB_BUFFERS = frozenset({"d2t", "t2d"})

@@ -5,23 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-# The floating-point safetensors dtypes (the others are integer and bool buffers such as d2t, t2d).
-FLOAT_DTYPES = frozenset(
-    {
-        "F16",
-        "BF16",
-        "F32",
-        "F64",
-        "F8_E4M3",
-        "F8_E5M2",
-        "F8_E8M0",
-        "F8_E4M3FNUZ",
-        "F8_E5M2FNUZ",
-        "F4",
-        "F6_E2M3",
-        "F6_E3M2",
-    }
-)
+from eagle3_inspect.reader.dtypes import FLOAT_DTYPES
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from eagle3_inspect.reader.dtypes import TORCH_DTYPES
 from eagle3_inspect.synthetic.drafter_configs import ConfigSpec, build_config
 from eagle3_inspect.synthetic.writer import (
     RawTensor,
@@ -26,7 +27,7 @@ from eagle3_inspect.synthetic.writer import (
     write_sharded,
 )
 
-_TORCH_DTYPE = {"BF16": "bfloat16", "F16": "float16", "F32": "float32"}
+_TORCH_DTYPE = {st: torch for torch, st in TORCH_DTYPES.items()}
 # Model-Optimizer's MLA ranks, scaled down: (q_lora, kv_lora, qk_nope, qk_rope, v_head).
 _MLA_DIMS = (32, 16, 16, 8, 16)
 

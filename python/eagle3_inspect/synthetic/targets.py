@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from eagle3_inspect.reader.dtypes import from_torch_dtype
 from eagle3_inspect.synthetic.drafters import float_tensor
 from eagle3_inspect.synthetic.writer import write_sharded
 
@@ -63,7 +64,7 @@ def write_target(
     out.mkdir(parents=True, exist_ok=True)
     text = config.get("text_config", config)
     default = (text["vocab_size"], text["hidden_size"])
-    dtype = {"bfloat16": "BF16", "float16": "F16"}.get(text.get("torch_dtype", ""), "F32")
+    dtype = from_torch_dtype(text.get("torch_dtype", "")) or "F32"
     tensors = {
         f"{prefix}embed_tokens.weight": float_tensor(np.zeros(embed_shape or default), dtype),
         f"{prefix}norm.weight": float_tensor(np.ones(default[1]), dtype),

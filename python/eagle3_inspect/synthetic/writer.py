@@ -17,55 +17,18 @@ from pathlib import Path
 
 import numpy as np
 
-# numpy dtype name -> safetensors header dtype. ml_dtypes names are included so their arrays
-# map without importing ml_dtypes here.
+from eagle3_inspect.reader.dtypes import DTYPES
+
+# numpy dtype name -> safetensors header dtype (ml_dtypes names included, so their arrays map
+# without importing ml_dtypes here; packed F4/F6 only as RawTensor bytes).
 _NUMPY_TO_ST = {
-    "bool": "BOOL",
-    "uint8": "U8",
-    "int8": "I8",
-    "int16": "I16",
-    "uint16": "U16",
-    "int32": "I32",
-    "uint32": "U32",
-    "int64": "I64",
-    "uint64": "U64",
-    "float16": "F16",
-    "float32": "F32",
-    "float64": "F64",
-    "complex64": "C64",
-    "bfloat16": "BF16",
-    "float8_e4m3fn": "F8_E4M3",
-    "float8_e5m2": "F8_E5M2",
-    "float8_e8m0fnu": "F8_E8M0",
-    "float8_e4m3fnuz": "F8_E4M3FNUZ",
-    "float8_e5m2fnuz": "F8_E5M2FNUZ",
+    (d.numpy or d.ml_dtypes): name
+    for name, d in DTYPES.items()
+    if not d.packed and (d.numpy or d.ml_dtypes)
 }
 
 # Bits per element of every header dtype (packed F4/F6 included, for RawTensor inputs).
-DTYPE_BITS = {
-    "BOOL": 8,
-    "U8": 8,
-    "I8": 8,
-    "I16": 16,
-    "U16": 16,
-    "I32": 32,
-    "U32": 32,
-    "I64": 64,
-    "U64": 64,
-    "F16": 16,
-    "BF16": 16,
-    "F32": 32,
-    "F64": 64,
-    "C64": 64,
-    "F8_E4M3": 8,
-    "F8_E5M2": 8,
-    "F8_E8M0": 8,
-    "F8_E4M3FNUZ": 8,
-    "F8_E5M2FNUZ": 8,
-    "F4": 4,
-    "F6_E2M3": 6,
-    "F6_E3M2": 6,
-}
+DTYPE_BITS = {name: d.bits for name, d in DTYPES.items()}
 
 
 @dataclass(frozen=True)

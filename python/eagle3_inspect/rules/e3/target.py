@@ -5,10 +5,9 @@ from __future__ import annotations
 from eagle3_inspect.findings import Finding, Severity
 from eagle3_inspect.layout import Layout
 from eagle3_inspect.reader.draft_config import DraftConfig, as_int
+from eagle3_inspect.reader.dtypes import from_torch_dtype
 from eagle3_inspect.reader.target import TargetInfo
 from eagle3_inspect.registry import finding
-
-_DTYPES = {"bfloat16": "BF16", "float16": "F16", "float32": "F32"}
 
 
 def _finding(code: str, message: str, severity: Severity | None = None, **where: str | None):
@@ -120,7 +119,7 @@ def _embed_head(layout: Layout, cfg: DraftConfig, target: TargetInfo, out: list[
 
 
 def _dtype(layout: Layout, target: TargetInfo, out: list[Finding]) -> None:
-    wanted = _DTYPES.get(str(target.torch_dtype).replace("torch.", ""))
+    wanted = from_torch_dtype(target.torch_dtype)
     if wanted and len(layout.float_dtypes) == 1 and layout.float_dtypes[0] != wanted:
         out.append(
             _finding(

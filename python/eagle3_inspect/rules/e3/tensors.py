@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from eagle3_inspect.findings import Severity
 from eagle3_inspect.reader.draft_config import as_int
+from eagle3_inspect.reader.dtypes import from_torch_dtype
 from eagle3_inspect.rules.e3.context import E3Context
 
 ATTENTION_INPUTS = (
@@ -152,9 +153,7 @@ def check_dtypes(ctx: E3Context) -> None:
     floats = ctx.layout.float_dtypes
     if len(floats) > 1:
         ctx.emit("E3016", f"weights mix float dtypes {floats}")
-    wanted = {"bfloat16": "BF16", "float16": "F16", "float32": "F32"}.get(
-        str(ctx.cfg.torch_dtype).replace("torch.", "")
-    )
+    wanted = from_torch_dtype(ctx.cfg.torch_dtype)
     if wanted and len(floats) == 1 and floats[0] != wanted:
         ctx.emit(
             "E3031",

@@ -6,8 +6,9 @@ from __future__ import annotations
 import math
 
 from eagle3_inspect.findings import Finding
+from eagle3_inspect.reader.dtypes import FLOAT_DTYPES
 from eagle3_inspect.reader.stats import TensorStats
-from eagle3_inspect.reader.tensorinfo import FLOAT_DTYPES, TensorInfo
+from eagle3_inspect.reader.tensorinfo import TensorInfo
 from eagle3_inspect.registry import finding
 
 # HF's LlamaConfig.initializer_range default: weights start as normal(0, 0.02).
