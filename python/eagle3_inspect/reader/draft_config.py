@@ -15,13 +15,17 @@ from pathlib import Path
 from typing import Any
 
 AUX_IDS = "eagle_aux_hidden_state_layer_ids"
+# Every place a drafter config keeps its aux layer ids (top level, then nested).
+AUX_ID_LOCATIONS = (AUX_IDS, f"eagle_config.{AUX_IDS}")
 # Where each style keeps its aux ids, in the order the style's own engine reads them.
 AUX_ID_KEYS = {
-    "speculators": (AUX_IDS, f"eagle_config.{AUX_IDS}"),
-    "sglang": (f"eagle_config.{AUX_IDS}", AUX_IDS),
-    "eagle": (f"eagle_config.{AUX_IDS}", AUX_IDS),
-    "unknown": (f"eagle_config.{AUX_IDS}", AUX_IDS),
+    "speculators": AUX_ID_LOCATIONS,
+    "sglang": AUX_ID_LOCATIONS[::-1],
+    "eagle": AUX_ID_LOCATIONS[::-1],
+    "unknown": AUX_ID_LOCATIONS[::-1],
 }
+# Engines concatenate three aux hidden states when a config names neither ids nor a count.
+DEFAULT_AUX_COUNT = 3
 NORM_FLAGS = ("norm_before_residual", "norm_before_fc", "fc_norm", "norm_output")
 # Model fields: speculators keeps them in transformer_layer_config, the others at the top level.
 MODEL_FIELDS = (
@@ -73,6 +77,17 @@ class DraftConfig:
     @property
     def architecture(self) -> str | None:
         return self.architectures[0] if self.architectures else None
+
+    def aux_count(self) -> tuple[int, str]:
+        """(K, where it came from): how many aux hidden states the drafter concatenates, from
+        the aux layer ids, else `num_aux_hidden_states`, else the engine default of 3."""
+        ids = self.aux_layer_ids
+        if isinstance(ids, list) and ids:
+            return len(ids), f"{len(ids)} aux layer ids at {self.aux_layer_ids_key}"
+        count = as_int(self.num_aux_hidden_states)
+        if count is not None and count > 0:
+            return count, f"num_aux_hidden_states {count}"
+        return DEFAULT_AUX_COUNT, "no aux layer ids configured, so the engine default of 3"
 
     def config_key(self, name: str) -> str:
         """The key path a field was read from (or the path it would have in this style)."""

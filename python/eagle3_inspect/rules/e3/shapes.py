@@ -6,17 +6,6 @@ from eagle3_inspect.reader.draft_config import as_int
 from eagle3_inspect.rules.e3.context import E3Context
 
 
-def configured_aux_count(ctx: E3Context) -> tuple[int, str]:
-    """(K, where it came from): the aux id count, num_aux_hidden_states, or the default 3."""
-    ids = ctx.cfg.aux_layer_ids
-    if isinstance(ids, list) and ids:
-        return len(ids), f"{len(ids)} aux layer ids at {ctx.cfg.aux_layer_ids_key}"
-    count = as_int(ctx.cfg.num_aux_hidden_states)
-    if count:
-        return count, f"num_aux_hidden_states {count}"
-    return 3, "no aux layer ids configured, so the engine default of 3"
-
-
 def target_width(ctx: E3Context) -> tuple[int | None, str]:
     """(Ht, where it came from): target_hidden_size, else hidden_size, else the tensors' H."""
     cfg = ctx.cfg
@@ -37,7 +26,7 @@ def check_fc(ctx: E3Context) -> None:
         ctx.emit(
             "E3008", f"fc.weight is {list(shape)}: {rows} rows, hidden size {H}", tensor="fc.weight"
         )
-    k, k_source = configured_aux_count(ctx)
+    k, k_source = ctx.cfg.aux_count()
     ht, ht_source = target_width(ctx)
     if ht and width != k * ht:
         fc = "fc.weight"

@@ -14,14 +14,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from eagle3_inspect.findings import Finding
+from eagle3_inspect.reader.draft_config import AUX_ID_LOCATIONS
 from eagle3_inspect.rules.en.conditions import first_present
 from eagle3_inspect.rules.en.emit import finding
 from eagle3_inspect.rules.en.profile import EngineProfile
 
-KNOWN_LOCATIONS = (
-    "eagle_aux_hidden_state_layer_ids",
-    "eagle_config.eagle_aux_hidden_state_layer_ids",
-)
+KNOWN_LOCATIONS = AUX_ID_LOCATIONS
 
 
 def convention_for(profile: EngineProfile, target_architecture: str | None) -> str:

@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from eagle3_inspect.reader.draft_config import read_draft_config
+
 ATOMS = ("vocab_reduced", "target_hidden_differs", "multilayer")
 PREFIXES = ("cfg:", "false:", "eq:")
 _MISSING = object()
@@ -53,21 +55,9 @@ def draft_num_layers(config: Mapping[str, Any] | None) -> int:
     return value if isinstance(value, int) and value > 0 else 1
 
 
-def aux_ids_anywhere(config: Mapping[str, Any] | None) -> list[Any] | None:
-    found = first_present(
-        config,
-        ["eagle_config.eagle_aux_hidden_state_layer_ids", "eagle_aux_hidden_state_layer_ids"],
-    )
-    return list(found[1]) if found and isinstance(found[1], (list, tuple)) and found[1] else None
-
-
 def num_aux(config: Mapping[str, Any] | None) -> int:
-    """How many aux states the drafter concatenates (ids, else `num_aux_hidden_states`, else 3)."""
-    ids = aux_ids_anywhere(config)
-    if ids:
-        return len(ids)
-    value = lookup(config, "num_aux_hidden_states")
-    return value if isinstance(value, int) and value > 0 else 3
+    """How many aux states the drafter concatenates (the drafter config's own reading)."""
+    return read_draft_config(dict(config) if config else None).aux_count()[0]
 
 
 def validate_term(term: str) -> None:
