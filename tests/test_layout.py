@@ -258,3 +258,16 @@ def test_files_written_by_safetensors_itself_give_the_same_layout(tmp_path):
     )
     theirs = detect_layout(eagle3_inspect.open(tmp_path / "ref").tensors, drafter.config)
     assert ours.to_dict() == theirs.to_dict()
+
+
+def test_one_key_grammar_for_layout_and_diff():
+    from eagle3_inspect.layout.names import canonical_name, parse_block_key
+
+    assert canonical_name("model.midlayer.mlp.up_proj.weight") == (
+        "layers.0.mlp.up_proj.weight",
+        frozenset({"model-prefix", "midlayer"}),
+    )
+    assert canonical_name("midlayers.3.norm.weight")[0] == "layers.3.norm.weight"
+    assert canonical_name("layers.2.fc.weight") == ("layers.2.fc.weight", frozenset())
+    key = parse_block_key("model.midlayers.3.self_attn.q_proj.weight")
+    assert (key.dialect, key.index, key.prefix) == ("midlayer", 3, "model.midlayers.3.")

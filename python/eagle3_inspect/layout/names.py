@@ -1,8 +1,9 @@
 """Checkpoint key grammar of EAGLE-3 drafters: which decoder block a key belongs to.
 
 Two dialects exist (reference D.1): `midlayer.<rest>` (EAGLE, SpecForge, old Model-Optimizer;
-multi-layer exports spell `midlayer.<i>.<rest>`) and `layers.<i>.<rest>` (speculators, new
-Model-Optimizer). Keys may carry a leading `model.` that some exporters keep.
+multi-layer exports spell `midlayer.<i>.<rest>` or `midlayers.<i>.<rest>`) and `layers.<i>.<rest>`
+(speculators, new Model-Optimizer). Keys may carry a leading `model.` that some exporters keep.
+The layout detection and the diff's rename matching (`canonical_name`) both read keys here.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ from dataclasses import dataclass
 # The prefix some exporters leave on every key; engines differ in whether they strip it.
 MODEL_PREFIX = "model."
 
-_MIDLAYER_INDEXED = re.compile(r"^midlayer\.(\d+)\.(.+)$")
-_MIDLAYER = re.compile(r"^midlayer\.(.+)$")
+_MIDLAYER_INDEXED = re.compile(r"^(midlayers?)\.(\d+)\.(.*)$")
+_MIDLAYER = re.compile(r"^(midlayers?)\.(.*)$")
 _LAYERS = re.compile(r"^layers\.(\d+)\.(.+)$")
 
 
@@ -36,19 +37,36 @@ def strip_model_prefix(name: str) -> str:
 def parse_block_key(name: str) -> BlockKey | None:
     """The decoder-block reading of `name`, or None for a top-level key (fc, norm, lm_head...)."""
     bare = strip_model_prefix(name)
-    head = name[: len(name) - len(bare)]
+    return _parse_bare(bare, name[: len(name) - len(bare)])
+
+
+def _parse_bare(bare: str, head: str) -> BlockKey | None:
     match = _MIDLAYER_INDEXED.match(bare)
     if match:
-        index = int(match.group(1))
-        return BlockKey("midlayer", index, match.group(2), f"{head}midlayer.{index}.")
+        spelled, index = match.group(1), int(match.group(2))
+        return BlockKey("midlayer", index, match.group(3), f"{head}{spelled}.{match.group(2)}.")
     match = _LAYERS.match(bare)
     if match:
         index = int(match.group(1))
         return BlockKey("layers", index, match.group(2), f"{head}layers.{index}.")
     match = _MIDLAYER.match(bare)
     if match:
-        return BlockKey("midlayer", 0, match.group(1), f"{head}midlayer.")
+        return BlockKey("midlayer", 0, match.group(2), f"{head}{match.group(1)}.")
     return None
+
+
+def canonical_name(name: str) -> tuple[str, frozenset[str]]:
+    """`name` in the `layers.N.` dialect without a `model.` prefix, and the rename rules that
+    took it there (`model-prefix`, `midlayer`)."""
+    rules = set()
+    bare = strip_model_prefix(name)
+    if bare != name:
+        rules.add("model-prefix")
+    key = _parse_bare(bare, "")
+    if key is not None and key.dialect == "midlayer":
+        bare = f"layers.{key.index}.{key.rest}"
+        rules.add("midlayer")
+    return bare, frozenset(rules)
 
 
 def block_name(prefix: str, rest: str) -> str:

@@ -5,14 +5,12 @@ renames by identical content (same dtype, shape and content hash), and what is l
 from __future__ import annotations
 
 import fnmatch
-import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from eagle3_inspect.layout.names import canonical_name
 from eagle3_inspect.reader.tensorinfo import TensorInfo
-
-_MIDLAYER = re.compile(r"midlayers?\.(\d+\.)?")
 
 HashFn = Callable[[str, list[str]], dict[str, str]]
 """`hashes(side, names) -> {name: hash}` with side "a" or "b"."""
@@ -41,19 +39,6 @@ class Matching:
     removed: list[str] = field(default_factory=list)
 
 
-def canonical(name: str) -> tuple[str, frozenset[str]]:
-    """The name in the `layers.N.` dialect without a `model.` prefix, and the rules applied."""
-    rules = set()
-    if name.startswith("model."):
-        name = name[len("model.") :]
-        rules.add("model-prefix")
-    found = _MIDLAYER.match(name)
-    if found:
-        name = f"layers.{found.group(1) or '0.'}{name[found.end() :]}"
-        rules.add("midlayer")
-    return name, frozenset(rules)
-
-
 def select(names: Iterable[str], pattern: str | None) -> list[str]:
     """Names matching the glob `pattern` as written or in canonical form (all when None), so a
     filter written in one dialect selects the same tensors on both sides."""
@@ -62,7 +47,7 @@ def select(names: Iterable[str], pattern: str | None) -> list[str]:
     return sorted(
         n
         for n in names
-        if fnmatch.fnmatchcase(n, pattern) or fnmatch.fnmatchcase(canonical(n)[0], pattern)
+        if fnmatch.fnmatchcase(n, pattern) or fnmatch.fnmatchcase(canonical_name(n)[0], pattern)
     )
 
 
@@ -96,16 +81,16 @@ def _by_dialect(
 ) -> tuple[list[str], list[str]]:
     by_canon: dict[str, list[str]] = defaultdict(list)
     for name in only_b:
-        by_canon[canonical(name)[0]].append(name)
+        by_canon[canonical_name(name)[0]].append(name)
     taken: set[str] = set()
     left_a = []
     for name in only_a:
-        canon, rules_a = canonical(name)
+        canon, rules_a = canonical_name(name)
         candidates = by_canon.get(canon, [])
         if len(candidates) == 1 and candidates[0] not in taken:
             target = candidates[0]
             taken.add(target)
-            rules = sorted(rules_a ^ canonical(target)[1])
+            rules = sorted(rules_a ^ canonical_name(target)[1])
             result.renamed.append(Rename(name, target, "dialect:" + "+".join(rules)))
             result.pairs.append((name, target))
         else:

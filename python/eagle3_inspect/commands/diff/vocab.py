@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from eagle3_inspect import _native
-from eagle3_inspect.commands.diff.match import canonical
+from eagle3_inspect.layout.names import canonical_name
 from eagle3_inspect.reader.vocab import default_vocab_sizes, mapping_from_json
 
 if TYPE_CHECKING:
@@ -52,7 +52,7 @@ class VocabSide:
 
 
 def _find(ckpt: Checkpoint, want: str) -> str | None:
-    names = [n for n in ckpt.tensors if canonical(n)[0] == want and n not in ckpt.unreadable]
+    names = [n for n in ckpt.tensors if canonical_name(n)[0] == want and n not in ckpt.unreadable]
     return sorted(names)[0] if names else None
 
 
