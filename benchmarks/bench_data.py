@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import json
 import os
-import struct
 import zlib
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
+
+from eagle3_inspect.synthetic.writer import header_bytes as synthetic_header
 
 GENERATOR_VERSION = 1
 CHUNK_BYTES = 64 << 20
@@ -125,19 +126,9 @@ def tensor_chunks(spec: TensorSpec, specs: list[TensorSpec]) -> Iterator[np.ndar
 
 def header_bytes(specs: list[TensorSpec], metadata: dict[str, str] | None = None) -> bytes:
     """The 8-byte length prefix plus the JSON header (padded to 8) for `specs`, in name order."""
-    header: dict[str, object] = {"__metadata__": metadata or {"format": "pt"}}
-    offset = 0
-    for spec in sorted(specs, key=lambda s: s.name):
-        end = offset + spec.nbytes
-        header[spec.name] = {
-            "dtype": spec.dtype,
-            "shape": list(spec.shape),
-            "data_offsets": [offset, end],
-        }
-        offset = end
-    text = json.dumps(header, separators=(",", ":")).encode()
-    text += b" " * (-len(text) % 8)
-    return struct.pack("<Q", len(text)) + text
+    ordered = sorted(specs, key=lambda s: s.name)
+    entries = [(s.name, s.dtype, s.shape, s.nbytes) for s in ordered]
+    return synthetic_header(entries, metadata or {"format": "pt"})
 
 
 def write_file(path: Path, specs: list[TensorSpec], all_specs: list[TensorSpec], perturb=None):

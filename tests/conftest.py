@@ -2,38 +2,27 @@
 
 from __future__ import annotations
 
-import json
-import struct
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from eagle3_inspect.cli import main
+from eagle3_inspect.synthetic.writer import header_bytes, raw_header
 
 
 def raw_file(path: Path, header: dict | str, data: bytes = b"", pad: bool = True) -> Path:
     """Writes a safetensors file from a header (dict or exact JSON text) and data bytes."""
-    text = header if isinstance(header, str) else json.dumps(header, separators=(",", ":"))
-    if pad:
-        text += " " * (-(8 + len(text)) % 8)
-    path.write_bytes(struct.pack("<Q", len(text.encode())) + text.encode() + data)
+    path.write_bytes(raw_header(header, pad) + data)
     return path
 
 
 def raw_tensors(path: Path, tensors: dict[str, tuple[str, tuple[int, ...], bytes]]) -> Path:
     """Writes a valid safetensors file from `{name: (dtype, shape, raw bytes)}`, in name order."""
-    header, data, offset = {}, b"", 0
-    for name in sorted(tensors):
-        dtype, shape, raw = tensors[name]
-        header[name] = {
-            "dtype": dtype,
-            "shape": list(shape),
-            "data_offsets": [offset, offset + len(raw)],
-        }
-        data += raw
-        offset += len(raw)
-    return raw_file(path, header, data)
+    names = sorted(tensors)
+    entries = [(n, tensors[n][0], tensors[n][1], len(tensors[n][2])) for n in names]
+    path.write_bytes(header_bytes(entries) + b"".join(tensors[n][2] for n in names))
+    return path
 
 
 @pytest.fixture

@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 
 import numpy as np
-import safetensors.numpy
+
+from eagle3_inspect.synthetic.writer import write_safetensors, write_sharded
 
 
 def write(
@@ -22,18 +23,11 @@ def write(
     directory.mkdir(parents=True, exist_ok=True)
     if config is not None:
         (directory / "config.json").write_text(json.dumps(config))
-    names = sorted(arrays)
     if shards == 1:
-        safetensors.numpy.save_file(arrays, str(directory / "model.safetensors"), metadata)
+        write_safetensors(directory / "model.safetensors", arrays, metadata)
         return directory
-    weight_map = {}
-    for i in range(shards):
-        file = f"model-{i + 1:05d}-of-{shards:05d}.safetensors"
-        part = {n: arrays[n] for n in names[i::shards]}
-        safetensors.numpy.save_file(part, str(directory / file), metadata)
-        weight_map.update(dict.fromkeys(part, file))
-    index = {"metadata": {}, "weight_map": weight_map}
-    (directory / "model.safetensors.index.json").write_text(json.dumps(index))
+    names = sorted(arrays)
+    write_sharded(directory, arrays, lambda name: names.index(name) % shards, metadata)
     return directory
 
 

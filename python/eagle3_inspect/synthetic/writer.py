@@ -1,6 +1,8 @@
 """A tiny dependency-free (numpy only) safetensors writer, single-file and sharded.
 
-Used by `demo` and the test corpus to build checkpoints. bfloat16 and FP8 tensors need no
+The project's one safetensors writer: the demo, the tests and the benchmarks build every
+checkpoint through it (`raw_header` also writes the deliberately broken headers of the format
+tests). bfloat16 and FP8 tensors need no
 ml_dtypes: pass a `RawTensor` carrying the header dtype string and the raw little-endian bytes
 (for example bf16 bit patterns as a `uint16` array). ml_dtypes arrays are mapped when given.
 Files are written to `<path>.tmp-<pid>` and moved into place with `os.replace`.
@@ -11,9 +13,10 @@ from __future__ import annotations
 import json
 import os
 import struct
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -85,21 +88,42 @@ def as_raw(tensor: TensorLike) -> RawTensor:
     return RawTensor.from_array(np.asarray(tensor))
 
 
-def _header_bytes(raws: Mapping[str, RawTensor], metadata: Mapping[str, str] | None) -> bytes:
+def header_bytes(
+    entries: Iterable[tuple[str, str, Sequence[int], int]],
+    metadata: Mapping[str, str] | None = None,
+) -> bytes:
+    """The 8-byte length prefix and the JSON header (padded to 8 bytes) for `(name, dtype, shape,
+    nbytes)` entries whose data follows contiguously in the given order. Also used by the
+    benchmarks, which stream multi-GB data after it."""
     header: dict[str, object] = {}
     if metadata:
         header["__metadata__"] = {str(k): str(v) for k, v in metadata.items()}
     offset = 0
-    for name in sorted(raws):
-        raw = raws[name]
+    for name, dtype, shape, nbytes in entries:
         header[name] = {
-            "dtype": raw.dtype,
-            "shape": list(raw.shape),
-            "data_offsets": [offset, offset + raw.nbytes],
+            "dtype": dtype,
+            "shape": list(shape),
+            "data_offsets": [offset, offset + nbytes],
         }
-        offset += raw.nbytes
-    text = json.dumps(header, separators=(",", ":")).encode("utf-8")
-    return text + b" " * (-len(text) % 8)
+        offset += nbytes
+    return raw_header(header)
+
+
+def raw_header(header: dict[str, Any] | str, pad: bool = True) -> bytes:
+    """The length prefix and a header given as a dict or as exact JSON text (which may be
+    malformed on purpose: the format tests write broken files through this)."""
+    text = header if isinstance(header, str) else json.dumps(header, separators=(",", ":"))
+    if pad:
+        text += " " * (-len(text) % 8)  # counts characters: exact for the ASCII JSON we write
+    data = text.encode("utf-8")
+    return struct.pack("<Q", len(data)) + data
+
+
+def _header_bytes(raws: Mapping[str, RawTensor], metadata: Mapping[str, str] | None) -> bytes:
+    entries = (
+        (name, raws[name].dtype, raws[name].shape, raws[name].nbytes) for name in sorted(raws)
+    )
+    return header_bytes(entries, metadata)
 
 
 def _memmap_sources(tensors: Mapping[str, TensorLike]) -> set[Path]:
@@ -134,7 +158,6 @@ def write_safetensors(
     tmp = target.with_name(f"{target.name}.tmp-{os.getpid()}")
     try:
         with open(tmp, "wb") as out:
-            out.write(struct.pack("<Q", len(header)))
             out.write(header)
             for name in sorted(raws):
                 out.write(raws[name].data)
@@ -142,7 +165,7 @@ def write_safetensors(
     finally:
         if tmp.exists():
             tmp.unlink()
-    return 8 + len(header) + sum(r.nbytes for r in raws.values())
+    return len(header) + sum(r.nbytes for r in raws.values())
 
 
 def write_sharded(
