@@ -10,7 +10,7 @@ from eagle3_inspect import _native
 from eagle3_inspect.findings import Severity
 from eagle3_inspect.registry import all_rules, family_of
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CODE = re.compile(r'"((?:ST|IX|NUM|VM|E3|EN)\d{3,4})"')
 
 

@@ -29,7 +29,7 @@ from eagle3_inspect.rules.en.loader import tomllib  # stdlib, or tomli on Python
 from eagle3_inspect.rules.en.schema import parse_profile
 from eagle3_inspect.rules.en.versions import parse_version
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 LAYER = (
     "self_attn.q_proj.weight",
     "self_attn.k_proj.weight",
