@@ -8,6 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 from eagle3_inspect.cli import main
+from eagle3_inspect.findings import Finding
+from eagle3_inspect.registry import all_rules
 from eagle3_inspect.synthetic.writer import header_bytes, raw_header
 
 
@@ -36,3 +38,39 @@ def run_cli():
         return result.exit_code, result.stdout, result.stderr
 
     return run
+
+
+# --- every documented code fires somewhere in the suite ------------------------------------------
+# Each finding the suite produces (Python checks and Rust findings alike end up as a `Finding`) is
+# recorded; at the end of a run of the whole suite, a documented code that never fired fails it.
+# Codes that cannot be produced from a file would be listed here with the reason; none are today.
+CANNOT_FIRE: dict[str, str] = {}
+FIRED: set[str] = set()
+_finding_init = Finding.__init__
+
+
+def _record(self, *args, **kwargs):
+    _finding_init(self, *args, **kwargs)
+    FIRED.add(self.code)
+
+
+Finding.__init__ = _record
+
+
+def _whole_suite(session) -> bool:
+    option = session.config.option
+    tests = Path(__file__).resolve().parent
+    args = [Path(a.split("::")[0]).resolve() for a in session.config.args]
+    narrowed = option.keyword or option.markexpr or getattr(option, "lf", False)
+    return not narrowed and all(a == tests or a == tests.parent for a in args)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if exitstatus != 0 or not _whole_suite(session):
+        return
+    missing = sorted(set(all_rules()) - FIRED - set(CANNOT_FIRE))
+    if missing:
+        session.config.get_terminal_writer().line(
+            f"\nDocumented finding codes that no test made fire: {missing}", red=True
+        )
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
