@@ -11,7 +11,7 @@ class implements capture:
 This tool reads downloaded engine wheels (``pip download --no-deps -d DIR sglang==X``), parses the
 model sources with ``ast`` (nothing is imported or executed), follows inheritance inside the
 package, and writes one TOML file per engine:
-``python/eagle3_inspect/profiles/<engine>.capture.toml``.
+``python/eagle3_inspect/rules/en/profiles/<engine>.capture.toml``.
 For SGLang it also classifies how each target's ``set_eagle3_layers_to_capture`` turns config ids
 into capture indices (always ``+1`` = "output-of", ``+1`` only when the first id is 1 =
 "output-of-if-first-is-1", verbatim = "input-of").
@@ -28,7 +28,7 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-DEFAULT_OUT = Path(__file__).resolve().parents[1] / "python/eagle3_inspect/profiles"
+DEFAULT_OUT = Path(__file__).resolve().parents[1] / "python/eagle3_inspect/rules/en/profiles"
 SGLANG_MODELS = "sglang/srt/models/"
 VLLM_MODELS = "vllm/model_executor/models/"
 VLLM_NEW_MODELS = "vllm/models/"  # newer vLLM registers some models by full dotted path here

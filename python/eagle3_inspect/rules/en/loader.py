@@ -1,8 +1,8 @@
 """Loading the shipped profile files and resolving `--engine NAME[@VERSION]` specs to profiles.
 
-Profiles live in `eagle3_inspect/profiles/<engine>-<range>.toml`; generated aux-capture lists
-live beside them in `eagle3_inspect/profiles/<engine>.capture.toml`. Adding an engine version is
-a data change: drop in a new file (and re-run `tools/gen_capture_lists.py`), no code edits.
+Profiles live in `rules/en/profiles/<engine>-<range>.toml`; generated aux-capture lists live
+beside them in `rules/en/profiles/<engine>.capture.toml`. Adding an engine version is a data
+change: drop in a new file (and re-run `tools/gen_capture_lists.py`), no code edits.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """EngineProfile: one engine version range's loading behaviour, as plain frozen dataclasses.
 
 Parsing and validation of the TOML data files live in `schema.py`; the schema itself is
-documented in `eagle3_inspect/profiles/README.md`.
+documented in `eagle3_inspect/rules/en/profiles/README.md`.
 """
 
 from __future__ import annotations
