@@ -71,9 +71,6 @@ def check_numbers(tensors: dict[str, TensorInfo], stats: dict[str, TensorStats])
             out.append(
                 _finding("NUM005", info, f"all {s.numel} values are exactly 1.0 (never trained?)")
             )
-        if len(info.shape) == 2 and s.min == s.max and s.finite == s.numel and s.numel > 1:
-            out.append(_finding("NUM007", info, f"all {s.numel} values are {s.min}"))
-            continue
         verdict = _looks_initialised(info, s)
         if verdict:
             out.append(_finding("NUM006", info, f"looks untrained: {verdict}"))
