@@ -135,3 +135,11 @@ def test_imports_run_down_the_layers(module):
 def test_the_cycle_finder_finds_cycles():
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_only_the_reader_consumes_native_results():
+    """The binding's return shapes are read in one place (reader/); errors and the package
+    version are the only other uses of `_native`."""
+    users = {m for m, targets in graph().items() if f"{PACKAGE}._native" in targets}
+    outside = {m for m in users if not m.startswith(f"{PACKAGE}.reader")}
+    assert outside == {PACKAGE, f"{PACKAGE}.errors"}

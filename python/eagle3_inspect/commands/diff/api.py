@@ -7,12 +7,12 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from eagle3_inspect import _native
 from eagle3_inspect.commands.diff.config import config_diff, key_path_diff
 from eagle3_inspect.commands.diff.match import Matching, match_names, select
 from eagle3_inspect.commands.diff.report import DiffReport, PairResult
 from eagle3_inspect.commands.diff.vocab import compare_vocab
 from eagle3_inspect.reader.checkpoint import Checkpoint
+from eagle3_inspect.reader.compare import content_hashes, diff_pairs
 from eagle3_inspect.reader.stats import ProgressCallback
 
 PathOrCheckpoint = str | os.PathLike[str] | Checkpoint
@@ -81,7 +81,7 @@ def diff(
     def hashes(side: str, names: list[str]) -> dict[str, str]:
         ckpt = ca if side == "a" else cb
         readable = [n for n in names if _readable(ckpt, n)]
-        found = _native.content_hashes(ckpt._native, readable, threads=threads, progress=progress)
+        found = content_hashes(ckpt, readable, threads=threads, progress=progress)
         # Unreadable tensors get a unique placeholder so they never match by content.
         return {n: found.get(n, f"unreadable:{side}:{n}") for n in names}
 
@@ -120,9 +120,7 @@ def _compare(report: DiffReport, **options: Any) -> None:
             todo.append(pair)
         else:
             pair.status, pair.note = "differ", "unreadable on at least one side"
-    results = _native.diff_pairs(
-        report.a._native, report.b._native, [(p.name, p.name_b) for p in todo], **options
-    )
+    results = diff_pairs(report.a, report.b, [(p.name, p.name_b) for p in todo], **options)
     for pair, result in zip(todo, results, strict=True):
         pair.status = result["status"]
         pair.metrics = result

@@ -2,19 +2,18 @@
 encoding each side's d2t uses (`offsets`: target = draft + d2t[draft], what every engine reads;
 or `absolute`: target = d2t[draft]), and whether both map the same draft ids to the same target
 ids and select the same target-token set. The analysis is the native one (`Checkpoint.
-vocab_mapping`, `_native.compare_vocab`); this module finds the tensors in any key dialect and
+vocab_mapping`, `reader/compare.py`); this module finds the tensors in any key dialect and
 shapes the diff's `"vocab"` block."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from eagle3_inspect import _native
 from eagle3_inspect.layout.names import canonical_name
+from eagle3_inspect.reader.compare import vocab_analysis, vocab_comparison
 from eagle3_inspect.reader.vocab import default_vocab_sizes, mapping_from_json
 
 if TYPE_CHECKING:
@@ -86,10 +85,7 @@ def _analysis_args(ckpt: Checkpoint) -> tuple[tuple[int | None, int | None], tup
 def analyze_side(ckpt: Checkpoint) -> VocabSide:
     """One checkpoint's mapping, found under any key dialect (`d2t`, `model.d2t`, ...)."""
     vocab, names = _analysis_args(ckpt)
-    text = _native.vocab_mapping(
-        ckpt._native, draft_vocab=vocab[0], target_vocab=vocab[1], d2t=names[0], t2d=names[1]
-    )
-    return _side(names[0] or None, names[1] or None, json.loads(text))
+    return _side(names[0] or None, names[1] or None, vocab_analysis(ckpt, vocab, names))
 
 
 def compare_vocab(a: Checkpoint, b: Checkpoint) -> dict[str, Any]:
@@ -98,11 +94,7 @@ def compare_vocab(a: Checkpoint, b: Checkpoint) -> dict[str, Any]:
     (`same_token_set`), whether the encodings agree, and a one-line summary."""
     vocab_a, names_a = _analysis_args(a)
     vocab_b, names_b = _analysis_args(b)
-    data = json.loads(
-        _native.compare_vocab(
-            a._native, b._native, vocab_a=vocab_a, vocab_b=vocab_b, names_a=names_a, names_b=names_b
-        )
-    )
+    data = vocab_comparison(a, b, (vocab_a, vocab_b), (names_a, names_b))
     side_a = _side(names_a[0] or None, names_a[1] or None, data["a"])
     side_b = _side(names_b[0] or None, names_b[1] or None, data["b"])
     cmp = data["comparison"]

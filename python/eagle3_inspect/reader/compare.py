@@ -1,0 +1,54 @@
+"""The native calls behind `diff`: content hashes, numeric comparison of tensor pairs, and the
+d2t/t2d analysis and comparison by explicit tensor names. Kept in the reader beside the other
+consumers of `_native` results, so a change in how the binding returns data stays here."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from eagle3_inspect import _native
+from eagle3_inspect.reader.checkpoint import Checkpoint
+from eagle3_inspect.reader.stats import ProgressCallback
+
+
+def content_hashes(
+    ckpt: Checkpoint,
+    names: Sequence[str],
+    *,
+    threads: int | None = None,
+    progress: ProgressCallback | None = None,
+) -> dict[str, str]:
+    """`{name: xxh3-128 tree hash}` of the readable tensors `names`."""
+    return _native.content_hashes(ckpt._native, list(names), threads=threads, progress=progress)
+
+
+def diff_pairs(
+    a: Checkpoint, b: Checkpoint, pairs: Sequence[tuple[str, str]], **options: Any
+) -> list[dict[str, Any]]:
+    """One metrics dict per (name in A, name in B) pair, in order (see `_native.diff_pairs`)."""
+    return _native.diff_pairs(a._native, b._native, list(pairs), **options)
+
+
+def vocab_analysis(
+    ckpt: Checkpoint, vocab: tuple[int | None, int | None], names: tuple[str, str]
+) -> dict[str, Any]:
+    """The d2t/t2d analysis with explicit (Vd, Vt) and (d2t, t2d) tensor names."""
+    text = _native.vocab_mapping(
+        ckpt._native, draft_vocab=vocab[0], target_vocab=vocab[1], d2t=names[0], t2d=names[1]
+    )
+    return json.loads(text)
+
+
+def vocab_comparison(
+    a: Checkpoint,
+    b: Checkpoint,
+    vocab: tuple[tuple[int | None, int | None], tuple[int | None, int | None]],
+    names: tuple[tuple[str, str], tuple[str, str]],
+) -> dict[str, Any]:
+    """Both sides' analyses and whether they map and select the same target tokens."""
+    text = _native.compare_vocab(
+        a._native, b._native, vocab_a=vocab[0], vocab_b=vocab[1], names_a=names[0], names_b=names[1]
+    )
+    return json.loads(text)
