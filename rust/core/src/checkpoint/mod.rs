@@ -1,6 +1,7 @@
 //! The checkpoint model: every shard of a checkpoint opened in parallel, one logical tensor
 //! table across shards, the config text, and the `ST` + `IX` findings.
 
+mod changed;
 mod index;
 mod resolve;
 
