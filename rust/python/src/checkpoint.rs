@@ -48,19 +48,19 @@ impl NativeCheckpoint {
     /// The directory holding the weights.
     #[getter]
     fn root(&self) -> String {
-        path_str(&self.inner.layout.root)
+        path_str(&self.inner.file_set.root)
     }
 
     /// The sharding index file, when there is one.
     #[getter]
     fn index_path(&self) -> Option<String> {
-        self.inner.layout.index.as_deref().map(path_str)
+        self.inner.file_set.index.as_deref().map(path_str)
     }
 
     /// `config.json` beside the weights: `(path, text)`, or None.
     #[getter]
     fn config(&self) -> Option<(String, String)> {
-        let path = self.inner.layout.config.as_deref()?;
+        let path = self.inner.file_set.config.as_deref()?;
         Some((path_str(path), self.inner.config_text.clone()?))
     }
 
