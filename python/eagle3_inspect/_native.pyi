@@ -107,3 +107,9 @@ def sum_words(
     release_pages: bool = True,
 ) -> int:
     """The raw-read floor: wrapping sum of the tensors' u64 words in one parallel pass."""
+
+MAX_THREADS: int
+
+def read_config_text(path: str) -> str: ...
+def changed_tensors(checkpoint: NativeCheckpoint, names: list[str]) -> list[dict[str, Any]]: ...
+def check_threads(threads: int | None = None) -> None: ...

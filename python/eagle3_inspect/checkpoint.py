@@ -74,6 +74,11 @@ class Checkpoint:
             return
         self.config = config
 
+    def add_finding(self, finding: Finding) -> None:
+        """Records a finding met after opening (IX011 from a data pass), once."""
+        if finding not in self.findings:
+            self.findings.append(finding)
+
     def _config_finding(self, message: str) -> None:
         self.findings.append(Finding("IX009", Severity.ERROR, message, file=self.config_path))
 

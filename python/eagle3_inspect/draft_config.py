@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from eagle3_inspect import _native
+
 AUX_IDS = "eagle_aux_hidden_state_layer_ids"
 # Where each style keeps its aux ids, in the order the style's own engine reads them.
 AUX_ID_KEYS = {
@@ -178,4 +180,4 @@ def load_draft_config(path: str | os.PathLike[str]) -> DraftConfig:
     file = Path(path)
     if file.is_dir():
         file = file / "config.json"
-    return read_draft_config(json.loads(file.read_text()))
+    return read_draft_config(json.loads(_native.read_config_text(str(file))))

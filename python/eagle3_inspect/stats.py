@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from eagle3_inspect import _native
+from eagle3_inspect.findings import Finding
 
 if TYPE_CHECKING:
     from eagle3_inspect.checkpoint import Checkpoint
@@ -75,7 +76,8 @@ def compute_stats(
     """Statistics of `names` (default: every readable tensor), in parallel with the GIL released.
 
     `progress(done_bytes, total_bytes)` is called about every 100 ms; Ctrl-C raises
-    KeyboardInterrupt within about a second."""
+    KeyboardInterrupt within about a second. A tensor whose file shrank during the pass is left
+    out and an IX011 finding is added to `checkpoint.findings`."""
     if threads is not None and threads < 1:
         raise ValueError(f"threads must be >= 1, got {threads}")
     if names is None:
@@ -85,4 +87,9 @@ def compute_stats(
     raw = _native.tensor_stats(
         checkpoint._native, selected, hashes=hashes, threads=threads, progress=progress
     )
+    # A file that shrank under the pass read zeros, not its data: drop those results and record
+    # an IX011 finding on the checkpoint instead.
+    for found in _native.changed_tensors(checkpoint._native, list(raw)):
+        raw.pop(found["tensor"], None)
+        checkpoint.add_finding(Finding.from_dict(found))
     return {name: TensorStats(**values) for name, values in raw.items()}

@@ -85,4 +85,27 @@ RULES: tuple[RuleDoc, ...] = (
         "config.json: Expecting ',' delimiter",
         "Fix or regenerate config.json.",
     ),
+    RuleDoc(
+        "IX010",
+        E,
+        "A path read from a file leads outside the checkpoint",
+        "An index weight_map entry (absolute, or with '..'), a Hugging Face cache refs/main, or "
+        "a snapshot link (into anything but the repo folder's blobs/) points outside the "
+        "checkpoint. Such a file is never opened and none of its bytes are shown. In a plain "
+        "directory, links the user placed there are followed; in the HF cache they must stay "
+        "inside the models--org--name folder.",
+        'weight_map names the shard "../../etc/x.safetensors"',
+        "Regenerate the index (or the cache entry) so it names only files inside the checkpoint.",
+    ),
+    RuleDoc(
+        "IX011",
+        E,
+        "A shard shrank while its data was being read",
+        "Another process truncated or rewrote the file during the data pass (storage nodes "
+        "rotate checkpoints in place). Bytes past the new end read as zeros instead of killing "
+        "the process with SIGBUS; the affected tensors' statistics, hashes or diffs are "
+        "discarded and this finding names the file, tensor and byte offset.",
+        "the file shrank while it was being read: from byte offset 4096 this tensor's data is gone",
+        "Re-run once nothing is writing the checkpoint.",
+    ),
 )
