@@ -152,3 +152,30 @@ def test_a_fault_outside_guarded_mappings_still_kills_the_process(tmp_path):
     """)
     child = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert child.returncode == -7, (child.returncode, child.stderr)  # SIGBUS
+
+
+def test_diff_over_a_truncated_file_reports_ix011(tmp_path):
+    a, b = tmp_path / "a.safetensors", tmp_path / "b.safetensors"
+    data_start, _ = sparse_shard(a)
+    sparse_shard(b)
+    ca, cb = eagle3_inspect.open(a), eagle3_inspect.open(b)
+    os.truncate(b, data_start + 2 * TENSOR_BYTES + 10)
+    report = eagle3_inspect.diff(ca, cb)
+    changed = sorted(f.tensor for f in cb.findings if f.code == "IX011")
+    assert changed == ["w2", "w3"]
+    status = {p.name: p.status for p in report.pairs}
+    assert status == {"w0": "equal", "w1": "equal", "w2": "differ", "w3": "differ"}
+
+
+def test_a_numpy_view_of_a_file_that_shrinks_reads_zeros_not_sigbus(tmp_path):
+    """Checkpoint.tensor() views stay guarded while the view lives: bytes past the new end read
+    as zeros, and the next stats() over the tensor reports IX011."""
+    path = tmp_path / "m.safetensors"
+    data_start, _ = sparse_shard(path)
+    ckpt = eagle3_inspect.open(path)
+    view = ckpt.tensor("w3")
+    del ckpt  # the view alone keeps the mapping (and its guard) alive
+    os.truncate(path, data_start + 3 * TENSOR_BYTES)
+    assert not view.astype("float32").any()
+    reopened_before = eagle3_inspect.open(path)  # the truncated file: now an ST finding
+    assert reopened_before.errors

@@ -98,7 +98,10 @@ class Checkpoint:
 
     def tensor(self, name: str) -> np.ndarray:
         """The tensor as a numpy array: a zero-copy read-only view of the map where numpy has the
-        dtype (bf16 / fp8 through ml_dtypes); an unpacked copy for the packed F4 / F6 types."""
+        dtype (bf16 / fp8 through ml_dtypes); an unpacked copy for the packed F4 / F6 types.
+
+        If another process truncates the file while a view is alive, the view's bytes past the new
+        end read as zeros (never SIGBUS), and `stats()` over the tensor reports IX011."""
         info = self.tensors.get(name)
         buffer = self._native.buffer(name)  # raises TensorNotFoundError / TensorUnreadableError
         assert info is not None

@@ -13,6 +13,7 @@ from eagle3_inspect.diff.config import config_diff, key_path_diff
 from eagle3_inspect.diff.match import Matching, match_names, select
 from eagle3_inspect.diff.report import DiffReport, PairResult
 from eagle3_inspect.diff.vocab import compare_vocab
+from eagle3_inspect.findings import Finding
 from eagle3_inspect.stats import ProgressCallback
 
 PathOrCheckpoint = str | os.PathLike[str] | Checkpoint
@@ -82,6 +83,8 @@ def diff(
         ckpt = ca if side == "a" else cb
         readable = [n for n in names if _readable(ckpt, n)]
         found = _native.content_hashes(ckpt._native, readable, threads=threads, progress=progress)
+        for name in _changed(ckpt, readable):
+            found.pop(name, None)  # the file shrank under the pass: no trustworthy hash
         # Unreadable tensors get a unique placeholder so they never match by content.
         return {n: found.get(n, f"unreadable:{side}:{n}") for n in names}
 
@@ -123,6 +126,18 @@ def _compare(report: DiffReport, **options: Any) -> None:
     results = _native.diff_pairs(
         report.a._native, report.b._native, [(p.name, p.name_b) for p in todo], **options
     )
+    changed_a = _changed(report.a, [p.name for p in todo])
+    changed_b = _changed(report.b, [p.name_b for p in todo])
     for pair, result in zip(todo, results, strict=True):
         pair.status = result["status"]
         pair.metrics = result
+        if pair.name in changed_a or pair.name_b in changed_b:
+            pair.status, pair.note, pair.metrics = "differ", "file shrank during the read", None
+
+
+def _changed(ckpt: Checkpoint, names: list[str]) -> set[str]:
+    """Names whose file shrank during a data pass; each gets an IX011 finding on `ckpt`."""
+    found = _native.changed_tensors(ckpt._native, names)
+    for finding in found:
+        ckpt.add_finding(Finding.from_dict(finding))
+    return {f["tensor"] for f in found}
