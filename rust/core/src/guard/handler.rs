@@ -15,9 +15,11 @@ static INSTALL: Mutex<()> = Mutex::new(());
 /// Makes `on_sigbus` the SIGBUS handler unless it already is.
 pub(super) fn install() {
     let _lock = INSTALL.lock().unwrap_or_else(|e| e.into_inner());
-    // SAFETY: sigaction with a null new action only reads the current one into `current`.
+    // SAFETY: an all-zero sigaction is a valid value (no handler, no flags, empty mask).
     let mut current: libc::sigaction = unsafe { std::mem::zeroed() };
-    if unsafe { libc::sigaction(libc::SIGBUS, std::ptr::null(), &mut current) } != 0 {
+    // SAFETY: sigaction with a null new action only reads the current one into `current`.
+    let queried = unsafe { libc::sigaction(libc::SIGBUS, std::ptr::null(), &mut current) };
+    if queried != 0 {
         return;
     }
     if current.sa_sigaction == on_sigbus as *const () as usize {
@@ -50,10 +52,10 @@ pub(super) fn install() {
 
 /// Async-signal-safe: atomics, `mmap` and `sigaction` only (both are single system calls).
 extern "C" fn on_sigbus(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
-    // SAFETY: the kernel passes a valid siginfo for an SA_SIGINFO handler.
     let addr = if info.is_null() {
         None
     } else {
+        // SAFETY: the kernel passes a valid siginfo for an SA_SIGINFO handler.
         Some(unsafe { (*info).si_addr() } as usize)
     };
     if let Some(slot) = addr.and_then(slot_holding) {
