@@ -31,7 +31,10 @@ pub fn open_regular(path: &Path) -> Result<(File, Metadata)> {
     if !meta.is_file() {
         return Err(Error::InvalidCheckpoint {
             path: path.to_owned(),
-            reason: format!("is {}, not a regular file; refusing to read it", kind(&meta)),
+            reason: format!(
+                "is {}, not a regular file; refusing to read it",
+                kind(&meta)
+            ),
         });
     }
     Ok((file, meta))
@@ -43,7 +46,9 @@ pub fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>> {
     let (file, meta) = open_regular(path)?;
     let too_big = || Error::InvalidCheckpoint {
         path: path.to_owned(),
-        reason: format!("is larger than the {cap}-byte limit for this kind of file; refusing to read it"),
+        reason: format!(
+            "is larger than the {cap}-byte limit for this kind of file; refusing to read it"
+        ),
     };
     if meta.len() > cap {
         return Err(too_big());

@@ -111,7 +111,7 @@ impl Shard {
             Bytes::Empty => None,
         };
         let shrunk = match self.file.metadata() {
-            Ok(meta) => (meta.len() < self.file_len).then(|| meta.len()),
+            Ok(meta) => (meta.len() < self.file_len).then_some(meta.len()),
             Err(_) => Some(0),
         };
         match (faulted, shrunk) {

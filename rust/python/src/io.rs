@@ -39,4 +39,3 @@ pub fn changed_tensors<'py>(
 pub fn check_threads(threads: Option<usize>) -> NativeResult<()> {
     eagle3_inspect_core::pool::check_threads(threads).map_err(NativeError)
 }
-

@@ -50,7 +50,14 @@ mod tests {
         assert!(is_plain_relative("model-00001-of-00002.safetensors"));
         assert!(is_plain_relative("sub/model.safetensors"));
         assert!(is_plain_relative("./model.safetensors"));
-        for bad in ["", ".", "../x.safetensors", "a/../../x", "/etc/passwd", "a/../b"] {
+        for bad in [
+            "",
+            ".",
+            "../x.safetensors",
+            "a/../../x",
+            "/etc/passwd",
+            "a/../b",
+        ] {
             assert!(!is_plain_relative(bad), "{bad}");
         }
     }

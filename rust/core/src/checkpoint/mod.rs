@@ -60,7 +60,11 @@ impl Checkpoint {
         let mut findings = Vec::new();
         let index = file_set.index.as_deref().and_then(|p| {
             if file_set.links_must_stay_inside && !contain::resolves_inside(p, &file_set.boundary) {
-                findings.push(contain::escape_finding(p, "the snapshot link", &file_name(p)));
+                findings.push(contain::escape_finding(
+                    p,
+                    "the snapshot link",
+                    &file_name(p),
+                ));
                 return None;
             }
             index::read_index(p, &mut findings)
@@ -173,7 +177,11 @@ fn logical_tensors(shards: &[Shard], index: Option<&Index>) -> BTreeMap<String, 
 fn read_config(file_set: &FileSet, findings: &mut Vec<Finding>) -> Option<String> {
     let path = file_set.config.as_ref()?;
     if file_set.links_must_stay_inside && !contain::resolves_inside(path, &file_set.boundary) {
-        findings.push(contain::escape_finding(path, "the snapshot link", "config.json"));
+        findings.push(contain::escape_finding(
+            path,
+            "the snapshot link",
+            "config.json",
+        ));
         return None;
     }
     match crate::regular::read_capped_text(path, crate::regular::CONFIG_CAP) {

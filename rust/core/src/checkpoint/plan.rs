@@ -46,8 +46,11 @@ pub(super) fn plan_files(file_set: &FileSet, index: Option<&Index>) -> Plan {
         let inside = is_plain_relative(name)
             && (!file_set.links_must_stay_inside || resolves_inside(&path, &file_set.boundary));
         if !inside {
-            plan.findings
-                .push(escape_finding(&index.path, "weight_map names the shard", name));
+            plan.findings.push(escape_finding(
+                &index.path,
+                "weight_map names the shard",
+                name,
+            ));
             plan.escaped.insert(name.to_owned());
         } else if path.exists() {
             named.insert(path.clone());

@@ -153,7 +153,11 @@ fn hf_snapshot(dir: &Path, findings: &mut Vec<Finding>) -> Result<Option<PathBuf
         let revision = main.trim();
         let snapshot = snapshots.join(revision);
         if !is_revision_name(revision) || !resolves_inside(&snapshot, &canonical(dir)) {
-            findings.push(escape_finding(&refs_main, "refs/main names the snapshot", revision));
+            findings.push(escape_finding(
+                &refs_main,
+                "refs/main names the snapshot",
+                revision,
+            ));
         } else if snapshot.is_dir() {
             return Ok(Some(snapshot));
         }

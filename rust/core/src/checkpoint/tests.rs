@@ -55,7 +55,10 @@ fn hf_cache_refs_and_snapshot_links_stay_in_the_repo_folder() {
     .unwrap();
     fs::write(repo.join("refs").join("main"), "../../elsewhere").unwrap();
     let ckpt = Checkpoint::open(&repo).unwrap();
-    assert_eq!(ckpt.file_set.root, snap, "refs/main ignored, the only snapshot used");
+    assert_eq!(
+        ckpt.file_set.root, snap,
+        "refs/main ignored, the only snapshot used"
+    );
     assert!(ckpt.tensors.contains_key("inside"));
     assert!(!ckpt.tensors.contains_key("outside"));
     let escapes = codes(&ckpt).iter().filter(|c| **c == "IX010").count();
@@ -79,10 +82,17 @@ fn a_big_index_with_many_missing_shards_reconciles() {
     let mut map = serde_json::Map::new();
     map.insert("t0".into(), "model-present.safetensors".into());
     for i in 1..200_000 {
-        map.insert(format!("t{i}"), format!("model-{}.safetensors", i % 20_000).into());
+        map.insert(
+            format!("t{i}"),
+            format!("model-{}.safetensors", i % 20_000).into(),
+        );
     }
     let index = serde_json::json!({ "weight_map": map });
-    fs::write(dir.path().join("model.safetensors.index.json"), index.to_string()).unwrap();
+    fs::write(
+        dir.path().join("model.safetensors.index.json"),
+        index.to_string(),
+    )
+    .unwrap();
     let ckpt = Checkpoint::open(dir.path()).unwrap();
     let missing = codes(&ckpt).iter().filter(|c| **c == "IX001").count();
     assert_eq!(missing, 20_000);

@@ -80,7 +80,8 @@ extern "C" fn on_sigbus(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut 
             )
         };
         if mapped != libc::MAP_FAILED {
-            slot.first_fault.fetch_min(addr.min(NO_FAULT - 1), Ordering::AcqRel);
+            slot.first_fault
+                .fetch_min(addr.min(NO_FAULT - 1), Ordering::AcqRel);
             return;
         }
     }

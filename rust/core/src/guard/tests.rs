@@ -17,7 +17,10 @@ fn a_read_past_a_truncation_is_recorded_not_fatal() {
     let tail: u64 = map[4 * page..].iter().map(|&b| u64::from(b)).sum();
     assert_eq!(tail, 0, "pages past the new end read as zeros");
     let fault = guard.first_fault().expect("the fault was recorded");
-    assert!((3 * page as u64..8 * page as u64).contains(&fault), "{fault}");
+    assert!(
+        (3 * page as u64..8 * page as u64).contains(&fault),
+        "{fault}"
+    );
     assert_eq!(map[page], 7, "pages before the truncation are untouched");
 }
 

@@ -17,7 +17,9 @@ fn a_fifo_is_refused_without_blocking() {
 
 #[test]
 fn devices_and_directories_are_refused() {
-    let err = read_capped(Path::new("/dev/zero"), CONFIG_CAP).unwrap_err().to_string();
+    let err = read_capped(Path::new("/dev/zero"), CONFIG_CAP)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("a device"), "{err}");
     let dir = tempfile::tempdir().unwrap();
     let err = open_regular(dir.path()).unwrap_err().to_string();
