@@ -12,6 +12,7 @@ import sys
 import textwrap
 import threading
 
+import numpy as np
 import pytest
 
 import eagle3_inspect
@@ -179,3 +180,15 @@ def test_a_numpy_view_of_a_file_that_shrinks_reads_zeros_not_sigbus(tmp_path):
     assert not view.astype("float32").any()
     reopened_before = eagle3_inspect.open(path)  # the truncated file: now an ST finding
     assert reopened_before.errors
+
+
+def test_vocab_analysis_over_a_truncated_file_reports_ix011(tmp_path):
+    from eagle3_inspect.safetensors_writer import write_safetensors
+
+    path = tmp_path / "m.safetensors"
+    d2t = (np.arange(8192, dtype=np.int64) * 3) - np.arange(8192, dtype=np.int64)
+    write_safetensors(path, {"d2t": d2t})
+    ckpt = eagle3_inspect.open(path)
+    os.truncate(path, ckpt.tensors["d2t"].offset + 100)
+    mapping = ckpt.vocab_mapping(target_vocab=30000)
+    assert [(f.code, f.tensor) for f in mapping.findings if f.code == "IX011"] == [("IX011", "d2t")]
