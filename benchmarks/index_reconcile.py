@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import collections
 import json
+import resource
 import tempfile
 import time
 from pathlib import Path
@@ -35,13 +36,16 @@ def main() -> None:
         index = root / "model.safetensors.index.json"
         index.write_text(json.dumps({"weight_map": weight_map}))
         size = index.stat().st_size
+        cpu = resource.getrusage(resource.RUSAGE_SELF)
         start = time.perf_counter()
         ckpt = eagle3_inspect.open(root)
         seconds = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_SELF)
+        cpu_s = after.ru_utime + after.ru_stime - cpu.ru_utime - cpu.ru_stime
         counts = collections.Counter(f.code for f in ckpt.findings)
         print(
             f"{args.entries} entries, {args.shards} missing shards, index {size / 1e6:.1f} MB: "
-            f"open + reconcile {seconds:.2f} s; findings {dict(counts)}"
+            f"open + reconcile {seconds:.2f} s wall, {cpu_s:.2f} CPU-s; findings {dict(counts)}"
         )
 
 
