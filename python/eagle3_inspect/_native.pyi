@@ -110,3 +110,9 @@ def sum_words(
 
 def emitted_codes() -> list[tuple[str, str]]:
     """`[(code, severity)]` for every ST, IX and VM code the Rust core can emit."""
+
+MAX_THREADS: int
+
+def read_config_text(path: str) -> str: ...
+def changed_tensors(checkpoint: NativeCheckpoint, names: list[str]) -> list[dict[str, Any]]: ...
+def check_threads(threads: int | None = None) -> None: ...

@@ -89,8 +89,13 @@ def test_bad_thread_count_is_a_value_error(tmp_path):
         ckpt.stats(threads=0)
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.skipif(sys.platform != "linux", reason="POSIX signals, shared CLOCK_MONOTONIC")
 def test_ctrl_c_interrupts_a_long_scan_quickly(tmp_path):
+    """Measures what the user waits for: from SIGINT to KeyboardInterrupt raised in the child,
+    stamped by the child on the clock the parent used (perf_counter is CLOCK_MONOTONIC on Linux,
+    shared by all processes). Interpreter start-up, exit and teardown of the 64 GiB mapping are
+    not part of it, so a loaded machine slows them without failing the test; the wait for the
+    whole child is only a hang guard."""
     path = sparse_checkpoint(tmp_path / "big.safetensors", 64.0)
     script = textwrap.dedent(f"""
         import sys, time, eagle3_inspect
@@ -109,9 +114,10 @@ def test_ctrl_c_interrupts_a_long_scan_quickly(tmp_path):
     sent = time.perf_counter()
     child.send_signal(signal.SIGINT)
     try:
-        code = child.wait(timeout=10)
+        code = child.wait(timeout=120)
     finally:
         child.kill()
     out = child.stdout.read()
     assert code == 42, out
-    assert time.perf_counter() - sent < 3.0
+    raised = float(out.split()[-1])
+    assert raised - sent < 3.0, f"KeyboardInterrupt came {raised - sent:.2f} s after SIGINT"

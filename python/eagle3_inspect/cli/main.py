@@ -15,8 +15,12 @@ import click
 
 from eagle3_inspect import __version__
 from eagle3_inspect.errors import InspectError
+from eagle3_inspect.reader.stats import MAX_THREADS
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_CANNOT_RUN = 0, 1, 2
+
+# --threads: 1 up to the documented maximum (a typo like 100000 is refused at once).
+THREADS = click.IntRange(min=1, max=MAX_THREADS)
 
 
 def fail(message: str) -> None:
@@ -61,7 +65,7 @@ def main() -> None:
 @click.option("--filter", "pattern", metavar="GLOB", help="Only tensors whose name matches GLOB.")
 @click.option("--stats", "with_stats", is_flag=True, help="Per-tensor statistics (reads all data).")
 @click.option("--hash", "with_hash", is_flag=True, help="Content hash per tensor (xxh3-128 tree).")
-@click.option("--threads", type=click.IntRange(min=1), help="Worker threads (default: all cores).")
+@click.option("--threads", type=THREADS, help="Worker threads (default: all cores).")
 @guarded
 def scan(
     path: str,
@@ -148,7 +152,7 @@ def rules(code: str | None, as_json: bool) -> int:
     help="Exit 1 when a finding at or above this severity exists.",
 )
 @click.option("--no-stats", is_flag=True, help="Skip the statistics pass (NUM rules).")
-@click.option("--threads", type=click.IntRange(min=1), help="Worker threads for the stats pass.")
+@click.option("--threads", type=THREADS, help="Worker threads for the stats pass.")
 @guarded
 def validate(
     path: str,
@@ -216,7 +220,7 @@ def demo(out: str | None) -> int:
 )
 @click.option("--no-renames", is_flag=True, help="Report renamed tensors as removed + added.")
 @click.option("--filter", "pattern", metavar="GLOB", help="Only tensors whose name matches GLOB.")
-@click.option("--threads", type=click.IntRange(min=1), help="Worker threads (default: all cores).")
+@click.option("--threads", type=THREADS, help="Worker threads (default: all cores).")
 @guarded
 def diff_command(
     a: str,

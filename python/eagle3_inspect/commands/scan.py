@@ -102,5 +102,7 @@ def scan(
     report = ScanReport(ckpt, tensors, list(ckpt.findings), filter)
     if stats or hashes:
         readable = [t.name for t in tensors if t.name not in ckpt.unreadable]
+        before = len(ckpt.findings)
         report.stats = ckpt.stats(readable, hashes=hashes, threads=threads, progress=progress)
+        report.findings.extend(ckpt.findings[before:])  # IX011 from the data pass
     return report

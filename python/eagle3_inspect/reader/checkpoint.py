@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from eagle3_inspect._native import NativeCheckpoint
+from eagle3_inspect._native import NativeCheckpoint, changed_tensors
 from eagle3_inspect.findings import Finding, Severity
 from eagle3_inspect.reader.numpy_dtypes import PACKED, numpy_dtype, unpack_codes
 from eagle3_inspect.reader.stats import ProgressCallback, TensorStats, compute_stats
@@ -73,6 +73,19 @@ class Checkpoint:
             return
         self.config = config
 
+    def add_finding(self, finding: Finding) -> None:
+        """Records a finding met after opening (IX011 from a data pass), once."""
+        if finding not in self.findings:
+            self.findings.append(finding)
+
+    def changed(self, names: Iterable[str]) -> list[Finding]:
+        """IX011 for each of `names` whose file shrank during a data pass (its bytes read as
+        zeros, so results over it are untrustworthy); each is also recorded on `findings`."""
+        found = [from_native(f) for f in changed_tensors(self._native, list(names))]
+        for item in found:
+            self.add_finding(item)
+        return found
+
     def _config_finding(self, message: str) -> None:
         self.findings.append(finding("IX009", message, file=self.config_path))
 
@@ -92,7 +105,10 @@ class Checkpoint:
 
     def tensor(self, name: str) -> np.ndarray:
         """The tensor as a numpy array: a zero-copy read-only view of the map where numpy has the
-        dtype (bf16 / fp8 through ml_dtypes); an unpacked copy for the packed F4 / F6 types."""
+        dtype (bf16 / fp8 through ml_dtypes); an unpacked copy for the packed F4 / F6 types.
+
+        If another process truncates the file while a view is alive, the view's bytes past the new
+        end read as zeros (never SIGBUS), and `stats()` over the tensor reports IX011."""
         info = self.tensors.get(name)
         buffer = self._native.buffer(name)  # raises TensorNotFoundError / TensorUnreadableError
         assert info is not None
@@ -113,7 +129,14 @@ class Checkpoint:
         """Per-tensor statistics (and content hashes when `hashes`); see `reader/stats.py`."""
         if names is None:
             names = [n for n in self.tensors if n not in self.unreadable]
-        return compute_stats(self._native, names, hashes=hashes, threads=threads, progress=progress)
+        found = compute_stats(
+            self._native, names, hashes=hashes, threads=threads, progress=progress
+        )
+        # A file that shrank under the pass read zeros, not its data: drop those results (the
+        # IX011 finding is recorded on the checkpoint instead).
+        for changed in self.changed(found):
+            found.pop(changed.tensor or "", None)
+        return found
 
     def vocab_mapping(
         self, *, draft_vocab: int | None = None, target_vocab: int | None = None
@@ -121,11 +144,15 @@ class Checkpoint:
         """The d2t/t2d analysis: target ids, encoding verdict and VM findings. Vd defaults to the
         lm_head rows (or config draft_vocab_size), Vt to config vocab_size (or t2d's length)."""
         vd, vt = default_vocab_sizes(self.tensors, self.config)
-        return analyze(
+        mapping = analyze(
             self._native,
             draft_vocab if draft_vocab is not None else vd,
             target_vocab if target_vocab is not None else vt,
         )
+        # A d2t/t2d file that shrank under the read gave zeros: say so (IX011) beside the verdict.
+        read = [n for n in self.tensors if n.rsplit(".", 1)[-1] in ("d2t", "t2d")]
+        mapping.findings.extend(self.changed(read))
+        return mapping
 
 
 def open(path: str | os.PathLike[str]) -> Checkpoint:

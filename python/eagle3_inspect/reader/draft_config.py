@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from eagle3_inspect import _native
+
 AUX_IDS = "eagle_aux_hidden_state_layer_ids"
 # Every place a drafter config keeps its aux layer ids (top level, then nested).
 AUX_ID_LOCATIONS = (AUX_IDS, f"eagle_config.{AUX_IDS}")
@@ -193,4 +195,4 @@ def load_draft_config(path: str | os.PathLike[str]) -> DraftConfig:
     file = Path(path)
     if file.is_dir():
         file = file / "config.json"
-    return read_draft_config(json.loads(file.read_text()))
+    return read_draft_config(json.loads(_native.read_config_text(str(file))))

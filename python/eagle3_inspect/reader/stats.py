@@ -10,6 +10,9 @@ from eagle3_inspect import _native
 
 ProgressCallback = Callable[[int, int], Any]
 
+# The most worker threads a data pass accepts (the core refuses more, InvalidArgumentError).
+MAX_THREADS: int = _native.MAX_THREADS
+
 # The stable `"stats"` block of `scan --json` (extra fields follow it in to_dict()).
 JSON_FIELDS = (
     "numel",

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from eagle3_inspect import _native
+
 TEXT_CONFIG_KEYS = ("text_config", "language_config", "llm_config")
 
 
@@ -99,7 +101,7 @@ def load_target(path: str | os.PathLike[str]) -> TargetInfo:
         config_file = given
     if config_file.is_file():
         try:
-            config = json.loads(config_file.read_text())
+            config = json.loads(_native.read_config_text(str(config_file)))
         except ValueError as exc:
             raise ValueError(f"{config_file}: target config is not valid JSON: {exc}") from None
         if not isinstance(config, dict):

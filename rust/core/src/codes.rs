@@ -33,7 +33,7 @@ pub const ST_CODES: [(&str, Severity); 21] = [
 ];
 
 /// The IX (index, file set and config) codes the checkpoint resolver emits.
-pub const IX_CODES: [(&str, Severity); 9] = [
+pub const IX_CODES: [(&str, Severity); 11] = [
     ("IX001", Severity::Error),
     ("IX002", Severity::Error),
     ("IX003", Severity::Error),
@@ -43,6 +43,8 @@ pub const IX_CODES: [(&str, Severity); 9] = [
     ("IX007", Severity::Error),
     ("IX008", Severity::Warning),
     ("IX009", Severity::Error),
+    ("IX010", Severity::Error),
+    ("IX011", Severity::Error),
 ];
 
 /// Every code the core can emit (ST, IX, then VM), with its severity, in code order per family.
@@ -80,11 +82,15 @@ mod tests {
                     .get(2..)
                     .is_some_and(|d| d.bytes().all(|b| b.is_ascii_digit()));
                 if closes && digits && (family == "ST" || family == "IX") {
-                    let rest = &text[at + 6..];
-                    let sev = rest
-                        .find("Severity::")
-                        .map(|i| &rest[i + 10..])
-                        .unwrap_or("");
+                    // Only `"CODE", Severity::X` is an emission; a comparison such as
+                    // `f.code == "IX010"` is not.
+                    let rest = text[at + 7..].trim_start();
+                    let Some(rest) = rest.strip_prefix(',') else {
+                        continue;
+                    };
+                    let Some(sev) = rest.trim_start().strip_prefix("Severity::") else {
+                        continue;
+                    };
                     let sev: String = sev.chars().take_while(char::is_ascii_alphabetic).collect();
                     found.entry(code.to_string()).or_insert(sev);
                 }
@@ -114,6 +120,6 @@ mod tests {
                 assert_eq!(*code, format!("{prefix}{:03}", i + 1));
             }
         }
-        assert_eq!(emitted_codes().len(), 21 + 9 + 22);
+        assert_eq!(emitted_codes().len(), 21 + 11 + 22);
     }
 }

@@ -2,6 +2,21 @@
 
 use crate::{Error, Result};
 
+/// The most worker threads a caller may ask for. Far above any useful count for this memory-bound
+/// work, low enough that a typo (`--threads 100000`) is refused at once instead of spawning.
+pub const MAX_THREADS: usize = 1024;
+
+/// Checks a requested thread count: `None` (all cores) or 1..=[`MAX_THREADS`].
+pub fn check_threads(threads: Option<usize>) -> Result<()> {
+    match threads {
+        Some(0) => Err(Error::InvalidArgument("threads must be at least 1".into())),
+        Some(n) if n > MAX_THREADS => Err(Error::InvalidArgument(format!(
+            "threads must be at most {MAX_THREADS}, got {n}"
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// Runs `work` on a private rayon pool of `threads` workers, or on the global pool when `None`.
 /// Results never depend on the choice; `Some(0)` is an [`Error::InvalidArgument`].
 pub fn run_with_threads<T, F>(threads: Option<usize>, work: F) -> Result<T>
@@ -9,9 +24,9 @@ where
     T: Send,
     F: FnOnce() -> Result<T> + Send,
 {
+    check_threads(threads)?;
     match threads {
         None => work(),
-        Some(0) => Err(Error::InvalidArgument("threads must be at least 1".into())),
         Some(n) => rayon::ThreadPoolBuilder::new()
             .num_threads(n)
             .build()
@@ -31,9 +46,12 @@ mod tests {
             3
         );
         assert!(run_with_threads(None, || Ok(())).is_ok());
-        assert!(matches!(
-            run_with_threads(Some(0), || Ok(())),
-            Err(Error::InvalidArgument(_))
-        ));
+        for bad in [0, MAX_THREADS + 1, 100_000] {
+            assert!(matches!(
+                run_with_threads(Some(bad), || Ok(())),
+                Err(Error::InvalidArgument(_))
+            ));
+        }
+        assert!(check_threads(Some(MAX_THREADS)).is_ok());
     }
 }

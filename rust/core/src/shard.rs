@@ -1,16 +1,19 @@
-//! One safetensors file, memory-mapped read-only, with its validated header.
+//! One safetensors file, memory-mapped read-only and fault-guarded, with its validated header.
 
 use crate::error::{Error, Result};
 use crate::finding::Finding;
+use crate::guard::Guard;
 use crate::header::{read_header, Header, TensorEntry};
+use crate::regular::open_regular;
 use memmap2::Mmap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-/// The bytes of a file: a read-only map, or nothing for an empty file (which cannot be mapped).
+/// The bytes of a file: a read-only map with its fault guard (declared first so it unregisters
+/// before the map is unmapped), or nothing for an empty file (which cannot be mapped).
 #[derive(Debug)]
 enum Bytes {
-    Mapped(Mmap),
+    Mapped(Guard, Mmap),
     Empty,
 }
 
@@ -26,28 +29,25 @@ pub struct Shard {
     /// `ST` findings about this file.
     pub findings: Vec<Finding>,
     bytes: Bytes,
+    /// Kept open so the size can be re-checked on the same inode after a data pass.
+    file: File,
 }
 
 impl Shard {
     /// Opens and maps `path`, then reads and validates its header (touching only header pages).
     pub fn open(path: &Path) -> Result<Shard> {
-        let file = File::open(path).map_err(|e| Error::io(path, e))?;
-        let meta = file.metadata().map_err(|e| Error::io(path, e))?;
-        if meta.is_dir() {
-            return Err(Error::InvalidCheckpoint {
-                path: path.to_owned(),
-                reason: "is a directory, expected a .safetensors file".into(),
-            });
-        }
+        let (file, meta) = open_regular(path)?;
         let file_len = meta.len();
         let bytes = if file_len == 0 {
             Bytes::Empty
         } else {
             // SAFETY: the map is read-only and this tool never writes to checkpoints. Another process
-            // truncating or rewriting the file while we hold the map could change or fault the bytes
-            // (SIGBUS); like every mmap-based safetensors loader we accept that risk for zero-copy reads.
+            // may truncate or rewrite the file while we hold the map: rewritten bytes are caught
+            // by nothing (as in every mmap-based loader), but a read past a truncation would raise
+            // SIGBUS, which the guard registered here turns into zero pages plus a record that
+            // `changed_from` reports.
             let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::io(path, e))?;
-            Bytes::Mapped(map)
+            Bytes::Mapped(Guard::register(map.as_ptr(), map.len()), map)
         };
         let mut shard = Shard {
             path: path.to_owned(),
@@ -55,6 +55,7 @@ impl Shard {
             header: None,
             findings: Vec::new(),
             bytes,
+            file,
         };
         let report = read_header(shard.header_prefix(), file_len, path);
         shard.header = report.header;
@@ -65,7 +66,7 @@ impl Shard {
     /// The whole file's bytes (empty for an empty file).
     pub fn bytes(&self) -> &[u8] {
         match &self.bytes {
-            Bytes::Mapped(map) => map,
+            Bytes::Mapped(_, map) => map,
             Bytes::Empty => &[],
         }
     }
@@ -98,5 +99,24 @@ impl Shard {
         let start = usize::try_from(self.data_start()?.checked_add(begin)?).ok()?;
         let stop = usize::try_from(self.data_start()?.checked_add(end)?).ok()?;
         self.bytes().get(start..stop)
+    }
+
+    /// The lowest file offset from which the mapped bytes may no longer be the file's as opened:
+    /// where a read faulted past a truncation (those pages now read as zeros), or the file's
+    /// current size when it has shrunk (the tail of its last page reads as zeros, no fault).
+    /// `None` while the file is intact. Cheap: one atomic load and one `fstat`.
+    pub fn changed_from(&self) -> Option<u64> {
+        let faulted = match &self.bytes {
+            Bytes::Mapped(guard, _) => guard.first_fault(),
+            Bytes::Empty => None,
+        };
+        let shrunk = match self.file.metadata() {
+            Ok(meta) => (meta.len() < self.file_len).then_some(meta.len()),
+            Err(_) => Some(0),
+        };
+        match (faulted, shrunk) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 }

@@ -8,6 +8,7 @@ use eagle3_inspect_core::Checkpoint;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -17,7 +18,7 @@ type TensorRow = (
     String,
     Option<Vec<u64>>,
     Option<u64>,
-    String,
+    OsString,
     u64,
     bool,
 );
@@ -41,26 +42,26 @@ impl NativeCheckpoint {
 
     /// The path as given.
     #[getter]
-    fn path(&self) -> String {
+    fn path(&self) -> OsString {
         path_str(&self.inner.path)
     }
 
     /// The directory holding the weights.
     #[getter]
-    fn root(&self) -> String {
-        path_str(&self.inner.layout.root)
+    fn root(&self) -> OsString {
+        path_str(&self.inner.file_set.root)
     }
 
     /// The sharding index file, when there is one.
     #[getter]
-    fn index_path(&self) -> Option<String> {
-        self.inner.layout.index.as_deref().map(path_str)
+    fn index_path(&self) -> Option<OsString> {
+        self.inner.file_set.index.as_deref().map(path_str)
     }
 
     /// `config.json` beside the weights: `(path, text)`, or None.
     #[getter]
-    fn config(&self) -> Option<(String, String)> {
-        let path = self.inner.layout.config.as_deref()?;
+    fn config(&self) -> Option<(OsString, String)> {
+        let path = self.inner.file_set.config.as_deref()?;
         Some((path_str(path), self.inner.config_text.clone()?))
     }
 

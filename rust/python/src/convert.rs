@@ -3,11 +3,14 @@
 use eagle3_inspect_core::Finding;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use std::ffi::OsString;
 use std::path::Path;
 
-/// A path as the `str` Python code expects.
-pub fn path_str(path: &Path) -> String {
-    path.display().to_string()
+/// A path as the `str` Python code expects, losslessly: bytes that are not UTF-8 become lone
+/// surrogates (Python's `os.fsdecode`, surrogateescape), so `os.fsencode` gives the exact name
+/// back and `json.dumps` writes them as `\udcXX` escapes that reopen the file.
+pub fn path_str(path: &Path) -> OsString {
+    path.as_os_str().to_owned()
 }
 
 /// A finding as a dict with the keys of `eagle3_inspect.findings.Finding`.

@@ -9,6 +9,7 @@ mod convert;
 mod diff;
 mod errors;
 mod floor;
+mod io;
 mod progress;
 mod stats;
 mod vocab;
@@ -33,6 +34,12 @@ mod _native {
     use crate::diff::{content_hashes, diff_pairs};
     #[pymodule_export]
     use crate::floor::sum_words;
+    #[pymodule_export]
+    use crate::io::{changed_tensors, check_threads, read_config_text};
+
+    /// The most worker threads `threads=` / `--threads` accepts.
+    #[pymodule_export]
+    const MAX_THREADS: usize = eagle3_inspect_core::pool::MAX_THREADS;
     #[pymodule_export]
     use crate::stats::tensor_stats;
     #[pymodule_export]

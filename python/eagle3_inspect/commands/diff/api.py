@@ -82,6 +82,8 @@ def diff(
         ckpt = ca if side == "a" else cb
         readable = [n for n in names if _readable(ckpt, n)]
         found = content_hashes(ckpt, readable, threads=threads, progress=progress)
+        for name in _changed(ckpt, readable):
+            found.pop(name, None)  # the file shrank under the pass: no trustworthy hash
         # Unreadable tensors get a unique placeholder so they never match by content.
         return {n: found.get(n, f"unreadable:{side}:{n}") for n in names}
 
@@ -121,6 +123,15 @@ def _compare(report: DiffReport, **options: Any) -> None:
         else:
             pair.status, pair.note = "differ", "unreadable on at least one side"
     results = diff_pairs(report.a, report.b, [(p.name, p.name_b) for p in todo], **options)
+    changed_a = _changed(report.a, [p.name for p in todo])
+    changed_b = _changed(report.b, [p.name_b for p in todo])
     for pair, result in zip(todo, results, strict=True):
         pair.status = result["status"]
         pair.metrics = result
+        if pair.name in changed_a or pair.name_b in changed_b:
+            pair.status, pair.note, pair.metrics = "differ", "file shrank during the read", None
+
+
+def _changed(ckpt: Checkpoint, names: list[str]) -> set[str]:
+    """Names whose file shrank during a data pass (each gets an IX011 finding on `ckpt`)."""
+    return {f.tensor for f in ckpt.changed(names) if f.tensor}

@@ -1,5 +1,6 @@
 //! `model.safetensors.index.json`: parsing, and reconciling it with the shards' headers (`IX`).
 
+use super::plan::Plan;
 use crate::finding::{Finding, Severity};
 use crate::shard::Shard;
 use std::collections::{BTreeMap, BTreeSet};
@@ -22,7 +23,7 @@ pub fn read_index(path: &Path, findings: &mut Vec<Finding>) -> Option<Index> {
         findings.push(Finding::new("IX007", Severity::Error, why).file(path));
         None
     };
-    let text = match std::fs::read_to_string(path) {
+    let text = match crate::regular::read_capped_text(path, crate::regular::INDEX_CAP) {
         Ok(text) => text,
         Err(err) => return fail(findings, format!("cannot read the sharding index: {err}")),
     };
@@ -74,16 +75,15 @@ fn file_name(path: &Path) -> String {
         .unwrap_or_default()
 }
 
-/// IX001-IX006: reconciles the index with the shards that were opened.
-pub fn reconcile(
-    index: &Index,
-    shards: &[Shard],
-    missing: &[String],
-    stray: &[PathBuf],
-    out: &mut Vec<Finding>,
-) {
-    for name in missing {
-        let count = index.weight_map.values().filter(|f| *f == name).count();
+/// IX001-IX006: reconciles the index with the shards that were opened. O(n log n) in the
+/// number of index entries, tensors and files.
+pub(super) fn reconcile(index: &Index, shards: &[Shard], plan: &Plan, out: &mut Vec<Finding>) {
+    let mut per_shard: BTreeMap<&str, usize> = BTreeMap::new();
+    for file in index.weight_map.values() {
+        *per_shard.entry(file.as_str()).or_default() += 1;
+    }
+    for name in &plan.missing {
+        let count = per_shard.get(name.as_str()).copied().unwrap_or(0);
         out.push(
             Finding::new(
                 "IX001",
@@ -100,7 +100,7 @@ pub fn reconcile(
         }
     }
     for (name, file) in &index.weight_map {
-        if missing.contains(file) {
+        if plan.missing.contains(file) || plan.escaped.contains(file) {
             continue;
         }
         let found_in: Vec<String> = holders
@@ -144,7 +144,7 @@ pub fn reconcile(
             );
         }
     }
-    for path in stray {
+    for path in &plan.stray {
         out.push(
             Finding::new("IX005", Severity::Warning, format!("{} is in the checkpoint directory but the index never names it (stray or duplicate shard?)", file_name(path)))
                 .file(path.clone()),

@@ -1,11 +1,14 @@
 //! The checkpoint model: every shard of a checkpoint opened in parallel, one logical tensor
 //! table across shards, the config text, and the `ST` + `IX` findings.
 
+mod changed;
+mod contain;
 mod index;
+mod plan;
 mod resolve;
 
 pub use index::Index;
-pub use resolve::{resolve, Layout};
+pub use resolve::{resolve, FileSet};
 
 use crate::error::{Error, Result};
 use crate::finding::{Finding, Severity};
@@ -30,7 +33,7 @@ pub struct Checkpoint {
     /// The path the user gave.
     pub path: PathBuf,
     /// Resolved files.
-    pub layout: Layout,
+    pub file_set: FileSet,
     /// The parsed index, when there is a readable one.
     pub index: Option<Index>,
     /// Opened shards, in file-name order.
@@ -53,16 +56,25 @@ impl Checkpoint {
     /// Opens the checkpoint at `path`: resolves its files, maps and validates every shard in
     /// parallel, and reconciles the index. Reads headers only.
     pub fn open(path: &Path) -> Result<Checkpoint> {
-        let layout = resolve(path)?;
+        let file_set = resolve(path)?;
         let mut findings = Vec::new();
-        let index = layout
-            .index
-            .as_deref()
-            .and_then(|p| index::read_index(p, &mut findings));
-        let (to_open, missing, stray) = plan_files(&layout, index.as_ref());
-        let opened: Vec<Result<Shard>> = to_open.par_iter().map(|p| Shard::open(p)).collect();
+        let index = file_set.index.as_deref().and_then(|p| {
+            if file_set.links_must_stay_inside && !contain::resolves_inside(p, &file_set.boundary) {
+                findings.push(contain::escape_finding(
+                    p,
+                    "the snapshot link",
+                    &file_name(p),
+                ));
+                return None;
+            }
+            index::read_index(p, &mut findings)
+        });
+        let plan = plan::plan_files(&file_set, index.as_ref());
+        findings.extend(file_set.findings.iter().cloned());
+        findings.extend(plan.findings.iter().cloned());
+        let opened: Vec<Result<Shard>> = plan.open.par_iter().map(|p| Shard::open(p)).collect();
         let mut shards = Vec::with_capacity(opened.len());
-        for (shard, path) in opened.into_iter().zip(&to_open) {
+        for (shard, path) in opened.into_iter().zip(&plan.open) {
             match shard {
                 Ok(shard) => shards.push(shard),
                 // A dangling HF-cache symlink or an unreadable shard is a finding, not a crash.
@@ -76,7 +88,13 @@ impl Checkpoint {
                 ),
             }
         }
-        if shards.is_empty() && findings.iter().all(|f| f.code != "IX001") {
+        // With no shard to open, the missing or escaping shards are the findings (exit 1); only a
+        // checkpoint with nothing to report at all cannot be inspected.
+        let explained = findings
+            .iter()
+            .any(|f| f.code == "IX001" || f.code == "IX010")
+            || !plan.missing.is_empty();
+        if shards.is_empty() && !explained {
             return Err(Error::InvalidCheckpoint {
                 path: path.to_owned(),
                 reason: "no .safetensors files to inspect".into(),
@@ -89,18 +107,18 @@ impl Checkpoint {
         st.append(&mut findings);
         let mut findings = st;
         if let Some(index) = &index {
-            index::reconcile(index, &shards, &missing, &stray, &mut findings);
+            index::reconcile(index, &shards, &plan, &mut findings);
         } else if shards.len() > 1 {
             findings.push(
                 Finding::new("IX008", Severity::Warning, format!("{} .safetensors files and no model.safetensors.index.json: loaders may pick one file or all", shards.len()))
-                    .file(layout.root.clone()),
+                    .file(file_set.root.clone()),
             );
         }
         let tensors = logical_tensors(&shards, index.as_ref());
-        let config_text = read_config(&layout, &mut findings);
+        let config_text = read_config(&file_set, &mut findings);
         Ok(Checkpoint {
             path: path.to_owned(),
-            layout,
+            file_set,
             index,
             shards,
             tensors,
@@ -132,32 +150,6 @@ impl Checkpoint {
     }
 }
 
-/// Which files to open: the index's shards (plus reporting missing and stray files), or all files.
-fn plan_files(layout: &Layout, index: Option<&Index>) -> (Vec<PathBuf>, Vec<String>, Vec<PathBuf>) {
-    let Some(index) = index else {
-        return (layout.files.clone(), Vec::new(), Vec::new());
-    };
-    let base = index.path.parent().unwrap_or(&layout.root);
-    let mut open = Vec::new();
-    let mut missing = Vec::new();
-    for name in index::named_shards(index) {
-        let path = base.join(name);
-        if path.exists() {
-            open.push(path);
-        } else {
-            missing.push(name.to_owned());
-        }
-    }
-    let named: Vec<String> = open.iter().map(|p| file_name(p)).collect();
-    let stray = layout
-        .files
-        .iter()
-        .filter(|p| !named.contains(&file_name(p)))
-        .cloned()
-        .collect();
-    (open, missing, stray)
-}
-
 fn logical_tensors(shards: &[Shard], index: Option<&Index>) -> BTreeMap<String, TensorLocation> {
     let mut tensors: BTreeMap<String, TensorLocation> = BTreeMap::new();
     for (s, shard) in shards.iter().enumerate() {
@@ -182,9 +174,17 @@ fn logical_tensors(shards: &[Shard], index: Option<&Index>) -> BTreeMap<String, 
     tensors
 }
 
-fn read_config(layout: &Layout, findings: &mut Vec<Finding>) -> Option<String> {
-    let path = layout.config.as_ref()?;
-    match std::fs::read_to_string(path) {
+fn read_config(file_set: &FileSet, findings: &mut Vec<Finding>) -> Option<String> {
+    let path = file_set.config.as_ref()?;
+    if file_set.links_must_stay_inside && !contain::resolves_inside(path, &file_set.boundary) {
+        findings.push(contain::escape_finding(
+            path,
+            "the snapshot link",
+            "config.json",
+        ));
+        return None;
+    }
+    match crate::regular::read_capped_text(path, crate::regular::CONFIG_CAP) {
         Ok(text) => Some(text),
         Err(err) => {
             findings.push(
@@ -199,3 +199,6 @@ fn read_config(layout: &Layout, findings: &mut Vec<Finding>) -> Option<String> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,13 +1,16 @@
 //! Path resolution: which files make up the checkpoint at a path (single file, directory,
 //! sharded directory with an index, Hugging Face cache repo or snapshot).
 
+use super::contain::{canonical, escape_finding, resolves_inside};
 use crate::error::{Error, Result};
+use crate::finding::Finding;
+use crate::regular::{read_capped_text, REFS_CAP};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// Where a checkpoint's weights and config live.
+/// The set of files that make up a checkpoint: where its weights, index and config live.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Layout {
+pub struct FileSet {
     /// The directory holding the weights (a snapshot directory for the HF cache).
     pub root: PathBuf,
     /// The sharding index, when there is one.
@@ -16,12 +19,21 @@ pub struct Layout {
     pub files: Vec<PathBuf>,
     /// `config.json` beside the weights, when present.
     pub config: Option<PathBuf>,
+    /// The directory that paths read from file contents must stay inside (canonical): the root,
+    /// or for the Hugging Face cache the repo folder `models--org--name` (holding `blobs/`).
+    pub boundary: PathBuf,
+    /// True in the Hugging Face cache, whose snapshot files are links into `blobs/`: every file
+    /// must then resolve inside `boundary`. In a plain directory, links the user placed are
+    /// followed wherever they go (only names read from files are held to the boundary).
+    pub links_must_stay_inside: bool,
+    /// IX010 findings met while resolving (a `refs/main` that leads outside the repo).
+    pub findings: Vec<Finding>,
 }
 
 const INDEX_NAME: &str = "model.safetensors.index.json";
 
 /// Resolves `path` to the files of the checkpoint it names.
-pub fn resolve(path: &Path) -> Result<Layout> {
+pub fn resolve(path: &Path) -> Result<FileSet> {
     let meta = fs::metadata(path).map_err(|e| Error::io(path, e))?;
     if meta.is_file() {
         let root = path
@@ -37,24 +49,33 @@ pub fn resolve(path: &Path) -> Result<Layout> {
             .and_then(|n| n.to_str())
             .unwrap_or_default();
         if name.ends_with(".index.json") {
-            return Ok(Layout {
+            return Ok(FileSet {
                 files: safetensors_files(&root)?,
                 config: config_in(&root),
                 index: Some(path.to_owned()),
+                boundary: canonical(&root),
+                links_must_stay_inside: false,
+                findings: Vec::new(),
                 root,
             });
         }
         if name == "config.json" {
             return resolve(&root);
         }
-        return Ok(Layout {
+        return Ok(FileSet {
             config: config_in(&root),
             index: None,
             files: vec![path.to_owned()],
+            boundary: canonical(&root),
+            links_must_stay_inside: false,
+            findings: Vec::new(),
             root,
         });
     }
-    let root = hf_snapshot(path)?.unwrap_or_else(|| path.to_owned());
+    let mut findings = Vec::new();
+    let snapshot = hf_snapshot(path, &mut findings)?;
+    let in_hf_cache = snapshot.is_some();
+    let root = snapshot.unwrap_or_else(|| path.to_owned());
     let files = safetensors_files(&root)?;
     let index = find_index(&root)?;
     if files.is_empty() && index.is_none() {
@@ -63,10 +84,13 @@ pub fn resolve(path: &Path) -> Result<Layout> {
             reason: "no .safetensors files and no model.safetensors.index.json here".into(),
         });
     }
-    Ok(Layout {
+    Ok(FileSet {
         config: config_in(&root),
         index,
         files,
+        boundary: canonical(if in_hf_cache { path } else { &root }),
+        links_must_stay_inside: in_hf_cache,
+        findings,
         root,
     })
 }
@@ -115,14 +139,26 @@ fn find_index(dir: &Path) -> Result<Option<PathBuf>> {
 
 /// For an HF cache repo directory (`models--org--name` with `snapshots/` and `refs/`), the snapshot
 /// that `refs/main` names, or the only snapshot. `None` when `dir` is not such a repo directory.
-fn hf_snapshot(dir: &Path) -> Result<Option<PathBuf>> {
+/// A `refs/main` that is not a plain revision name, or whose snapshot leads outside the repo
+/// folder, is an IX010 finding and is ignored.
+fn hf_snapshot(dir: &Path, findings: &mut Vec<Finding>) -> Result<Option<PathBuf>> {
     let snapshots = dir.join("snapshots");
     if !snapshots.is_dir() || !dir.join("refs").is_dir() && !dir.join("blobs").is_dir() {
         return Ok(None);
     }
-    if let Ok(main) = fs::read_to_string(dir.join("refs").join("main")) {
-        let snapshot = snapshots.join(main.trim());
-        if snapshot.is_dir() {
+    let refs_main = dir.join("refs").join("main");
+    if !resolves_inside(&refs_main, &canonical(dir)) {
+        findings.push(escape_finding(&refs_main, "the link", "refs/main"));
+    } else if let Ok(main) = read_capped_text(&refs_main, REFS_CAP) {
+        let revision = main.trim();
+        let snapshot = snapshots.join(revision);
+        if !is_revision_name(revision) || !resolves_inside(&snapshot, &canonical(dir)) {
+            findings.push(escape_finding(
+                &refs_main,
+                "refs/main names the snapshot",
+                revision,
+            ));
+        } else if snapshot.is_dir() {
             return Ok(Some(snapshot));
         }
     }
@@ -138,4 +174,15 @@ fn hf_snapshot(dir: &Path) -> Result<Option<PathBuf>> {
             reason: format!("Hugging Face cache repo with {n} snapshots and no refs/main; pass a snapshots/<revision> directory"),
         }),
     }
+}
+
+/// A revision as the HF cache names snapshot folders: letters, digits, `-`, `_`, `.`, and not a
+/// path (`.` or `..`).
+fn is_revision_name(name: &str) -> bool {
+    !name.is_empty()
+        && name != "."
+        && name != ".."
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
 }

@@ -60,9 +60,7 @@ fn validate(tasks: &[StatsTask<'_>], opts: &StatsOptions) -> Result<()> {
             opts.chunk_bytes
         )));
     }
-    if opts.threads == Some(0) {
-        return Err(Error::InvalidArgument("threads must be at least 1".into()));
-    }
+    crate::pool::check_threads(opts.threads)?;
     for (i, t) in tasks.iter().enumerate() {
         let want = t.dtype.byte_len(t.numel);
         if want != Some(t.data.len() as u64) {

@@ -1,0 +1,69 @@
+//! Which files to open: every `.safetensors` file of the set, or the shards the index names
+//! (sorting out the missing ones, the ones that lead outside the checkpoint, and the strays).
+
+use super::contain::{escape_finding, is_plain_relative, resolves_inside};
+use super::index::{self, Index};
+use super::FileSet;
+use crate::finding::Finding;
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+/// The outcome of planning.
+#[derive(Debug, Default)]
+pub(super) struct Plan {
+    /// Files to open, in name order.
+    pub open: Vec<PathBuf>,
+    /// Shard names the index gives that do not exist.
+    pub missing: BTreeSet<String>,
+    /// Shard names the index gives that lead outside the checkpoint (IX010, never opened).
+    pub escaped: BTreeSet<String>,
+    /// Files in the directory the index never names.
+    pub stray: Vec<PathBuf>,
+    /// IX010 findings.
+    pub findings: Vec<Finding>,
+}
+
+/// Plans the files to open. O(n log n) in the number of index entries and files.
+pub(super) fn plan_files(file_set: &FileSet, index: Option<&Index>) -> Plan {
+    let Some(index) = index else {
+        let mut plan = Plan::default();
+        for path in &file_set.files {
+            if file_set.links_must_stay_inside && !resolves_inside(path, &file_set.boundary) {
+                let shown = path.file_name().unwrap_or_default().to_string_lossy();
+                plan.findings
+                    .push(escape_finding(path, "the snapshot link", &shown));
+            } else {
+                plan.open.push(path.clone());
+            }
+        }
+        return plan;
+    };
+    let base = index.path.parent().unwrap_or(&file_set.root);
+    let mut plan = Plan::default();
+    let mut named = BTreeSet::new();
+    for name in index::named_shards(index) {
+        let path = base.join(name);
+        let inside = is_plain_relative(name)
+            && (!file_set.links_must_stay_inside || resolves_inside(&path, &file_set.boundary));
+        if !inside {
+            plan.findings.push(escape_finding(
+                &index.path,
+                "weight_map names the shard",
+                name,
+            ));
+            plan.escaped.insert(name.to_owned());
+        } else if path.exists() {
+            named.insert(path.clone());
+            plan.open.push(path);
+        } else {
+            plan.missing.insert(name.to_owned());
+        }
+    }
+    plan.stray = file_set
+        .files
+        .iter()
+        .filter(|p| !named.contains(*p))
+        .cloned()
+        .collect();
+    plan
+}

@@ -1,0 +1,41 @@
+//! File-level safety exported to Python: the capped reader for small files (config.json), the
+//! thread-count limit, and the IX011 check for tensors whose file shrank during a data pass.
+
+use crate::checkpoint::NativeCheckpoint;
+use crate::convert::finding_dict;
+use crate::errors::{NativeError, NativeResult};
+use eagle3_inspect_core::regular::{read_capped_text, CONFIG_CAP};
+use pyo3::prelude::*;
+use pyo3::types::PyList;
+use std::path::PathBuf;
+
+/// The text of a small JSON file such as `config.json`: regular files only (a FIFO or device is
+/// refused without blocking), at most 16 MiB. Raises InvalidCheckpointError / FileNotFoundError.
+#[pyfunction]
+pub fn read_config_text(py: Python<'_>, path: PathBuf) -> NativeResult<String> {
+    Ok(py.detach(|| read_capped_text(&path, CONFIG_CAP))?)
+}
+
+/// IX011 findings (dicts) for those of `names` whose file shrank under them; ask after a data
+/// pass and discard their results.
+#[pyfunction]
+pub fn changed_tensors<'py>(
+    py: Python<'py>,
+    checkpoint: &NativeCheckpoint,
+    names: Vec<String>,
+) -> PyResult<Bound<'py, PyList>> {
+    let ckpt = &*checkpoint.inner;
+    let found = py.detach(|| ckpt.changed_tensors(&names));
+    let list = PyList::empty(py);
+    for finding in &found {
+        list.append(finding_dict(py, finding)?)?;
+    }
+    Ok(list)
+}
+
+/// Raises InvalidArgumentError for a thread count outside 1..=MAX_THREADS.
+#[pyfunction]
+#[pyo3(signature = (threads=None))]
+pub fn check_threads(threads: Option<usize>) -> NativeResult<()> {
+    eagle3_inspect_core::pool::check_threads(threads).map_err(NativeError)
+}
