@@ -15,6 +15,7 @@ from pathlib import Path
 # producer name -> module under tests/corpus/producers/ that drives its code
 PRODUCERS = {
     "speculators": "producers.speculators_trainer",
+    "speculators-0.3": "producers.speculators_legacy",
     "specforge": "producers.specforge_export",
     "modelopt": "producers.modelopt_export",
     "eagle": "producers.eagle_official",
