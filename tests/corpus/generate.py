@@ -18,7 +18,7 @@ PRODUCERS = {
     "speculators-0.3": "producers.speculators_legacy",
     "specforge": "producers.specforge_export",
     "modelopt": "producers.modelopt_export",
-    "eagle": "producers.eagle_official",
+    "verifiers": "producers.verifiers",
 }
 
 

@@ -69,9 +69,21 @@ def test_reference_parser_and_our_reader_agree(entry):
     assert ours == reference
 
 
-@pytest.mark.parametrize("entry", ENTRIES, ids=[e["dir"] for e in ENTRIES])
-def test_no_structure_or_index_errors(entry):
-    report = scan(CORPUS / entry["dir"])
+def test_every_drafter_names_a_committed_verifier():
+    verifiers = MANIFEST["verifiers"]
+    for entry in ENTRIES:
+        verifier = CORPUS / verifiers[entry["verifier"]["arch"]]
+        config = json.loads((verifier / "config.json").read_text())
+        assert config["hidden_size"] == entry["verifier"]["config"]["hidden_size"]
+        assert config["num_hidden_layers"] == entry["verifier"]["config"]["num_hidden_layers"]
+
+
+DIRS = [e["dir"] for e in ENTRIES] + list(MANIFEST["verifiers"].values())
+
+
+@pytest.mark.parametrize("directory", DIRS)
+def test_no_structure_or_index_errors(directory):
+    report = scan(CORPUS / directory)
     bad = [
         f"{f.code} {f.message}"
         for f in report.findings

@@ -128,6 +128,7 @@ def record(entries: list[dict[str, Any]]) -> None:
     manifest["schema_version"] = 1
     manifest["tiny_dims"] = TINY_DIMS
     manifest["seed"] = SEED
+    manifest["verifiers"] = {"llama": "verifiers/llama-8l", "qwen3": "verifiers/qwen3-8l"}
     manifest["drafters"] = [by_dir[key] for key in sorted(by_dir)]
     MANIFEST.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
 
