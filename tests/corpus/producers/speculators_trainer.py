@@ -31,6 +31,8 @@ VARIANTS: dict[str, tuple[list[str], str, str]] = {
         "llama",
         "every 3.1 flag off: the original EAGLE-3 computation",
     ),
+    "no-norm-before-fc": (["--no-norm-before-fc"], "llama", "only norm_before_fc off"),
+    "no-norm-output": (["--no-norm-output"], "llama", "only norm_output off"),
     "layers2": (["--num-layers", "2"], "llama", "2 decoder layers"),
     "qwen3-verifier": ([], "qwen3", "Qwen3 verifier, default llama draft"),
     "qwen3-draft": (["--draft-arch", "qwen3"], "qwen3", "Qwen3 verifier and Qwen3 draft"),
