@@ -1,0 +1,85 @@
+"""Engine ground truth: run the engines' own EAGLE-3 config and load code over drafter
+checkpoints and write `engine_truth.json` (see README.md beside this file).
+
+Usage (in a venv with CPU torch, transformers and safetensors; never the project's venv):
+    python tools/engine_truth/run.py --drafter-root /path/to/corpus --drafter DIR ... \
+        --sglang 0.5.8 0.5.9 --vllm 0.11.0 0.33.0 [--cache DIR] [--out engine_truth.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import warnings
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import sglang_truth  # noqa: E402
+import stub_imports  # noqa: E402
+import vllm_truth  # noqa: E402
+from drafter import load_drafter  # noqa: E402
+from wheels import DEFAULT_CACHE, Wheel, download  # noqa: E402
+
+SCHEMA_VERSION = 1
+DRIVERS = {"sglang": sglang_truth.run, "vllm": vllm_truth.run}
+
+
+def find_drafters(root: Path) -> list[Path]:
+    """Every directory under `root` holding a config.json and at least one .safetensors file."""
+    return sorted(p.parent for p in root.rglob("config.json") if any(p.parent.glob("*.safetensors")))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Runs every drafter x engine version and writes the JSON."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--drafter-root", action="append", default=[], help="LABEL=DIR: every drafter under DIR, named LABEL/<relative path>")
+    ap.add_argument("--sglang", nargs="*", default=[])
+    ap.add_argument("--vllm", nargs="*", default=[])
+    ap.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
+    ap.add_argument("--out", type=Path, default=HERE / "engine_truth.json")
+    ap.add_argument("--merge", action="store_true", help="keep results already in --out for other drafters/engines")
+    args = ap.parse_args(argv)
+    warnings.filterwarnings("ignore")
+    stub_imports.install()
+    drafters = []
+    for spec in args.drafter_root:
+        label, _, root = spec.partition("=")
+        for path in find_drafters(Path(root)):
+            drafters.append((f"{label}/{path.relative_to(root)}".rstrip("/."), path))
+    wheels = {(e, v): Wheel(download(e, v, args.cache)) for e in DRIVERS for v in getattr(args, e)}
+    doc = json.loads(args.out.read_text()) if args.merge and args.out.exists() else {}
+    out = {
+        "schema_version": SCHEMA_VERSION,
+        "generated_by": "tools/engine_truth/run.py",
+        "engine_versions": doc.get("engine_versions", {}),
+        "drafters": doc.get("drafters", {}),
+    }
+    for (engine, version) in wheels:
+        known = out["engine_versions"].setdefault(engine, [])
+        if version not in known:
+            known.append(version)
+    for name, path in drafters:
+        drafter = load_drafter(path, name)
+        entry = out["drafters"].setdefault(name, {"results": {}})
+        entry["tensors"] = drafter.summary()
+        entry["config_keys"] = sorted(drafter.config)
+        for (engine, version), wheel in wheels.items():
+            result = DRIVERS[engine](drafter, wheel, version)
+            entry["results"][f"{engine}@{version}"] = result
+            print(f"{name:50s} {engine}@{version:8s} {result['verdict']:12s} {_why(result)}", flush=True)
+    args.out.write_text(json.dumps(out, indent=1, sort_keys=True, default=str) + "\n")
+    print(f"wrote {args.out}")
+    return 0
+
+
+def _why(result: dict) -> str:
+    if result["verdict"] == "LOADED":
+        return f"dropped={len(result['dropped'])} never_loaded={len(result['never_loaded'])} fc_in={result.get('fc_in_features')} aux={result.get('aux_layer_ids')}"
+    return result["why"]["exception"][:120]
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
