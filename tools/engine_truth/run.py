@@ -24,12 +24,21 @@ from drafter import load_drafter  # noqa: E402
 from wheels import DEFAULT_CACHE, Wheel, download  # noqa: E402
 
 SCHEMA_VERSION = 1
+DRAFT_MARKERS = ("draft_vocab_size", "speculators_config", "eagle_config", "eagle_aux_hidden_state_layer_ids")
 DRIVERS = {"sglang": sglang_truth.run, "vllm": vllm_truth.run}
 
 
 def find_drafters(root: Path) -> list[Path]:
-    """Every directory under `root` holding a config.json and at least one .safetensors file."""
-    return sorted(p.parent for p in root.rglob("config.json") if any(p.parent.glob("*.safetensors")))
+    """Every directory under `root` holding a draft config.json and at least one .safetensors file
+    (a config with no draft marker, such as the demo's target, is not a drafter)."""
+    found = []
+    for path in sorted(root.rglob("config.json")):
+        config = json.loads(path.read_text())
+        arch = " ".join(config.get("architectures") or [])
+        marked = any(k in config for k in DRAFT_MARKERS) or "agle" in arch or "Speculator" in arch
+        if marked and any(path.parent.glob("*.safetensors")):
+            found.append(path.parent)
+    return found
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -5,6 +5,7 @@ architecture against the wheel's own EntryClass registry, and record what happen
 from __future__ import annotations
 
 import ast
+import functools
 
 import stub_imports as S
 import stub_layers as L
@@ -18,6 +19,7 @@ EAGLE3_MODULE = "sglang/srt/models/llama_eagle3.py"
 RUNNER = "sglang/srt/model_executor/model_runner.py"
 
 
+@functools.cache
 def entry_classes(wheel: Wheel) -> dict[str, str]:
     """Every architecture name a model module lists in `EntryClass` -> its module file."""
     found: dict[str, str] = {}
@@ -64,7 +66,7 @@ def run(drafter: Drafter, wheel: Wheel, version: str) -> dict:
         kind = "an EAGLE-3 draft class not modelled by this harness" if arch in eagle3 else "not an EAGLE-3 draft class (loads a plain target model)"
         return record | {"verdict": "NOT-MODELLED" if arch in eagle3 else "REFUSED", "why": {"stage": "architecture", "exception": f"architectures[0]={arch!r} selects {registry[arch]}: {kind}", "decided_by": f"{registry[arch]} EntryClass"}}
     try:
-        hf = build_config(drafter.config)
+        hf = build_config(drafter.path)
     except Exception as exc:  # noqa: BLE001 - any failure is the verdict
         return record | {"verdict": "REFUSED", "why": error_record("config", exc, "transformers AutoConfig (called by sglang get_config)")}
     S.reset({"sglang.srt.models.llama_eagle3": src})

@@ -24,6 +24,14 @@ OPAQUE_USED: set[str] = set()
 
 
 class _OpaqueMeta(type):
+    def __call__(cls, *a, **k):
+        # Used as a decorator (`@unmodelled_name` over a function): keep the function itself, so
+        # the engine's decorated code still runs instead of vanishing into a placeholder.
+        if len(a) == 1 and not k and callable(a[0]):
+            OPAQUE_USED.add(f"{cls.__name__} (as decorator: pass-through)")
+            return a[0]
+        return super().__call__(*a, **k)
+
     def __getattr__(cls, name: str):
         if name.startswith("__"):
             raise AttributeError(name)
@@ -94,9 +102,18 @@ _LAYERS = {
     "Qwen3DecoderLayer": L.LlamaDecoderLayer,
 }
 
+class VllmConfig:
+    """vllm.config.VllmConfig as far as the draft code calls it: no quantization."""
+
+    @staticmethod
+    def get_quantization_config(*_: object, **__: object) -> None:
+        return None
+
+
 # name -> value, looked up in every stubbed engine module before the opaque fallback.
 EXPLICIT: dict[str, object] = {
     **_LAYERS,
+    "VllmConfig": VllmConfig,
     "add_prefix": _add_prefix,
     "maybe_prefix": _add_prefix,
     "support_torch_compile": _identity_decorator,
@@ -109,6 +126,7 @@ EXPLICIT: dict[str, object] = {
     "get_global_server_args": lambda: SimpleNamespace(speculative_draft_window_size=None),
     "get_tensor_model_parallel_world_size": lambda: 1,
     "get_tensor_model_parallel_rank": lambda: 0,
+    "without_trust_remote_code": lambda kwargs: {k: v for k, v in kwargs.items() if k != "trust_remote_code"},
 }
 
 # Set per run by the engine drivers: default_weight_loader cut from the wheel, the current

@@ -98,6 +98,8 @@ class QKVParallelLinear(nn.Module):
 
     def weight_loader(self, param: torch.Tensor, loaded: torch.Tensor, shard: object = None) -> None:
         """Loads one of q/k/v (or the fused tensor when shard is None)."""
+        if shard is None:  # newer vLLM tags the tensor instead (WeightsMapper orig_to_new_stacked)
+            shard = getattr(loaded, "shard_id", None)
         if shard is None:
             return plain_loader(param, loaded)
         start = {"q": 0, "k": self.sizes["q"], "v": self.sizes["q"] + self.sizes["k"]}[shard]
@@ -118,6 +120,8 @@ class MergedColumnParallelLinear(nn.Module):
 
     def weight_loader(self, param: torch.Tensor, loaded: torch.Tensor, shard: object = None) -> None:
         """Loads shard `shard` (0 = gate, 1 = up) or the fused tensor."""
+        if shard is None:  # newer vLLM tags the tensor instead (WeightsMapper orig_to_new_stacked)
+            shard = getattr(loaded, "shard_id", None)
         if shard is None:
             return plain_loader(param, loaded)
         start = sum(self.output_sizes[: int(shard)])
@@ -189,11 +193,12 @@ class LlamaDecoderLayer(nn.Module):
     """Base decoder layer of `models/llama.py` (both engines): self_attn, mlp, input_layernorm,
     post_attention_layernorm; subclasses in the EAGLE-3 modules override what they override."""
 
-    def __init__(self, config: object = None, layer_id: int = 0, *a: object, **k: object) -> None:
+    def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__()
-        if config is None:  # vLLM passes vllm_config=...
-            config = k["vllm_config"].model_config.hf_config
-        config = k.get("config", config)
+        # SGLang: (config, layer_id, ...); vLLM: (vllm_config, prefix=..., config=None).
+        config = kwargs.get("config") or kwargs.get("vllm_config") or args[0]
+        if not hasattr(config, "hidden_size"):
+            config = config.model_config.hf_config
         self.hidden_size = config.hidden_size
         self.self_attn = LlamaAttention(config, config.hidden_size)
         inter = getattr(config, "intermediate_size", None)

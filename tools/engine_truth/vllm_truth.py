@@ -7,6 +7,7 @@ over the stub layers, and read the aux ids with each runner's own `_get_eagle3_a
 from __future__ import annotations
 
 import ast
+import functools
 import textwrap
 from types import SimpleNamespace
 
@@ -30,6 +31,7 @@ def _module_name(member: str) -> str:
     return member.removesuffix(".py").replace("/", ".").removesuffix(".__init__")
 
 
+@functools.cache
 def speculative_registry(wheel: Wheel) -> dict[str, tuple[str, str]]:
     """`_SPECULATIVE_DECODING_MODELS` as written in the wheel: arch -> (module, class)."""
     tree = ast.parse(wheel.read(REGISTRY))
@@ -46,20 +48,22 @@ def _real_modules(wheel: Wheel) -> tuple[dict[str, str], set[str]]:
     return {_module_name(m): wheel.read(m) for m in members}, packages
 
 
-def draft_hf_config(config: dict):
+def draft_hf_config(drafter: Drafter):
     """vLLM's get_config for the draft dir, then SpeculativeConfig's EAGLEConfig wrap (method eagle3)."""
+    config = drafter.config
     model_type = config.get("model_type")
     if model_type is None and config.get("speculators_config") is not None:
         model_type = "speculators"
     if model_type == "speculators":
         base = __import__("vllm.transformers_utils.configs.speculators.base", fromlist=["SpeculatorsConfig"])
         cls = base.SpeculatorsConfig
-        # from_pretrained minus file reading: get_config_dict -> extract -> cls(**vllm_config)
-        hf = cls(**cls.extract_vllm_speculative_config(dict(config)))
-        how = "speculators/base.py SpeculatorsConfig.extract_vllm_speculative_config + algos.py update_eagle3 (exec'd)"
+        # maybe_override_with_speculators validates first (`vllm serve <speculators dir>`).
+        cls.extract_vllm_speculative_config(dict(config))
+        hf = cls.from_pretrained(str(drafter.path))
+        how = "speculators/base.py SpeculatorsConfig.extract_vllm_speculative_config + from_pretrained -> algos.py update_eagle3 (exec'd)"
     else:
-        hf = build_config(config)
-        how = "transformers AutoConfig"
+        hf = build_config(drafter.path)
+        how = "transformers AutoConfig.from_pretrained"
     eagle = __import__("vllm.transformers_utils.configs.eagle", fromlist=["EAGLEConfig"])
     wrapped = eagle.EAGLEConfig(hf, method="eagle3", model_type="eagle")
     return wrapped, how + " -> configs/eagle.py EAGLEConfig(method='eagle3') (exec'd)"
@@ -87,16 +91,21 @@ def runner_aux_ids(wheel: Wheel, hf) -> dict[str, object]:
     return results
 
 
-def _vllm_config(hf):
-    draft = SimpleNamespace(hf_config=hf)
-    return SimpleNamespace(
-        speculative_config=SimpleNamespace(draft_model_config=draft, method="eagle3", parallel_drafting=False),
-        model_config=SimpleNamespace(hf_config=hf, get_num_layers=lambda *_: TARGET_LAYERS, dtype=L.torch.float32),
-        quant_config=None,
-        parallel_config=None,
-        lora_config=None,
-        cache_config=None,
-        compilation_config=SimpleNamespace(),
+class _Ns(SimpleNamespace):
+    """A config namespace whose unmodelled attributes read as None (each one is recorded)."""
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        S.OPAQUE_USED.add(f"vllm_config.*.{name} = None")
+        return None
+
+
+def _vllm_config(hf, target_vocab: int):
+    draft = _Ns(hf_config=hf)
+    return _Ns(
+        speculative_config=_Ns(draft_model_config=draft, method="eagle3", parallel_drafting=False),
+        model_config=_Ns(hf_config=hf, get_num_layers=lambda *_: TARGET_LAYERS, get_total_num_hidden_layers=lambda *_: TARGET_LAYERS, get_vocab_size=lambda: target_vocab, dtype=L.torch.float32),
     )
 
 
@@ -106,7 +115,7 @@ def run(drafter: Drafter, wheel: Wheel, version: str) -> dict:
     S.reset(*_real_modules(wheel))
     S.RUNTIME["default_weight_loader"] = _default_loader(wheel)
     try:
-        hf, how = draft_hf_config(drafter.config)
+        hf, how = draft_hf_config(drafter)
     except Exception as exc:  # noqa: BLE001
         return record | {"verdict": "REFUSED", "why": error_record("config", exc, "vllm transformers_utils config code")}
     record["evidence"]["config"] = how
@@ -124,7 +133,7 @@ def run(drafter: Drafter, wheel: Wheel, version: str) -> dict:
     if module_name != "llama_eagle3":
         return record | {"verdict": "NOT-MODELLED", "why": {"stage": "architecture", "exception": f"{arch} -> {module_name}.{class_name}: only llama_eagle3 is exec'd by this harness", "decided_by": f"{REGISTRY}"}}
     record["evidence"]["architecture"] = f"{REGISTRY} _SPECULATIVE_DECODING_MODELS[{arch!r}] = {registry[arch]}"
-    vcfg = _vllm_config(hf)
+    vcfg = _vllm_config(hf, _target_vocab(drafter))
     S.RUNTIME["get_current_vllm_config"] = lambda: vcfg
     log = L.reset_log()
     try:
@@ -158,3 +167,9 @@ def _default_loader(wheel: Wheel):
         L.LOG.mark(param, None, loaded_weight)
 
     return default_weight_loader
+
+
+def _target_vocab(drafter: Drafter) -> int:
+    """The target's vocab size, taken as the drafter declares it (config or transformer_layer_config)."""
+    cfg = drafter.config
+    return cfg.get("vocab_size") or (cfg.get("transformer_layer_config") or {}).get("vocab_size")

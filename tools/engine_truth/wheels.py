@@ -49,7 +49,7 @@ class Wheel:
 
     def read(self, member: str) -> str:
         """The text of `member`."""
-        return self._zip.read(member).decode("utf-8")
+        return self._zip.read(member).decode("utf-8-sig")
 
     def glob(self, prefix: str, contains: str) -> list[str]:
         """Members under `prefix` whose file name contains `contains`."""
