@@ -22,7 +22,10 @@ class Drafter:
 
     def summary(self) -> dict:
         """Names, shapes and dtypes, for the JSON record."""
-        return {n: [list(t.shape), str(t.dtype).removeprefix("torch.")] for n, t in sorted(self.tensors.items())}
+        return {
+            n: [list(t.shape), str(t.dtype).removeprefix("torch.")]
+            for n, t in sorted(self.tensors.items())
+        }
 
 
 def load_drafter(path: Path, name: str | None = None) -> Drafter:

@@ -37,10 +37,14 @@ def dropped_tensors(tensors: dict, log: L.LoadLog) -> list[str]:
 def error_record(stage: str, exc: BaseException, decided_by: str) -> dict:
     """What to record when the engine's code raised: the exception and where it came from."""
     frames = traceback.extract_tb(exc.__traceback__)
-    engine_frames = [f"{f.filename}:{f.lineno} {f.name}" for f in frames if f.filename.startswith("<wheel>")]
+    engine_frames = [
+        f"{f.filename}:{f.lineno} {f.name}" for f in frames if f.filename.startswith("<wheel>")
+    ]
     return {
         "stage": stage,
         "exception": f"{type(exc).__name__}: {exc}"[:500],
-        "raised_at": engine_frames[-1] if engine_frames else f"{frames[-1].filename}:{frames[-1].lineno} {frames[-1].name}",
+        "raised_at": engine_frames[-1]
+        if engine_frames
+        else f"{frames[-1].filename}:{frames[-1].lineno} {frames[-1].name}",
         "decided_by": decided_by,
     }

@@ -24,7 +24,12 @@ from drafter import load_drafter  # noqa: E402
 from wheels import DEFAULT_CACHE, Wheel, download  # noqa: E402
 
 SCHEMA_VERSION = 1
-DRAFT_MARKERS = ("draft_vocab_size", "speculators_config", "eagle_config", "eagle_aux_hidden_state_layer_ids")
+DRAFT_MARKERS = (
+    "draft_vocab_size",
+    "speculators_config",
+    "eagle_config",
+    "eagle_aux_hidden_state_layer_ids",
+)
 DRIVERS = {"sglang": sglang_truth.run, "vllm": vllm_truth.run}
 
 
@@ -44,12 +49,26 @@ def find_drafters(root: Path) -> list[Path]:
 def main(argv: list[str] | None = None) -> int:
     """Runs every drafter x engine version and writes the JSON."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--drafter-root", action="append", default=[], help="LABEL=DIR: every drafter under DIR, named LABEL/<relative path>")
+    ap.add_argument(
+        "--drafter-root",
+        action="append",
+        default=[],
+        help="LABEL=DIR: every drafter under DIR, named LABEL/<relative path>",
+    )
     ap.add_argument("--sglang", nargs="*", default=[])
     ap.add_argument("--vllm", nargs="*", default=[])
+    ap.add_argument(
+        "--speculators",
+        action="store_true",
+        help="also load each drafter with the installed speculators",
+    )
     ap.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     ap.add_argument("--out", type=Path, default=HERE / "engine_truth.json")
-    ap.add_argument("--merge", action="store_true", help="keep results already in --out for other drafters/engines")
+    ap.add_argument(
+        "--merge",
+        action="store_true",
+        help="keep results already in --out for other drafters/engines",
+    )
     args = ap.parse_args(argv)
     warnings.filterwarnings("ignore")
     stub_imports.install()
@@ -66,7 +85,13 @@ def main(argv: list[str] | None = None) -> int:
         "engine_versions": doc.get("engine_versions", {}),
         "drafters": doc.get("drafters", {}),
     }
-    for (engine, version) in wheels:
+    if args.speculators:
+        import speculators_truth
+
+        wheels_versions = out["engine_versions"].setdefault("speculators", [])
+        if speculators_truth.version() not in wheels_versions:
+            wheels_versions.append(speculators_truth.version())
+    for engine, version in wheels:
         known = out["engine_versions"].setdefault(engine, [])
         if version not in known:
             known.append(version)
@@ -78,7 +103,20 @@ def main(argv: list[str] | None = None) -> int:
         for (engine, version), wheel in wheels.items():
             result = DRIVERS[engine](drafter, wheel, version)
             entry["results"][f"{engine}@{version}"] = result
-            print(f"{name:50s} {engine}@{version:8s} {result['verdict']:12s} {_why(result)}", flush=True)
+            print(
+                f"{name:50s} {engine}@{version:8s} {result['verdict']:12s} {_why(result)}",
+                flush=True,
+            )
+        if args.speculators:
+            import speculators_truth
+
+            result = speculators_truth.run(drafter)
+            entry["results"][f"speculators@{result['version']}"] = result
+            print(
+                f"{name:50s} speculators@{result['version']:8s} "
+                f"{result['verdict']:12s} {_why(result)}",
+                flush=True,
+            )
     args.out.write_text(json.dumps(out, indent=1, sort_keys=True, default=str) + "\n")
     print(f"wrote {args.out}")
     return 0
@@ -86,7 +124,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _why(result: dict) -> str:
     if result["verdict"] == "LOADED":
-        return f"dropped={len(result['dropped'])} never_loaded={len(result['never_loaded'])} fc_in={result.get('fc_in_features')} aux={result.get('aux_layer_ids')}"
+        counts = f"dropped={len(result['dropped'])} never_loaded={len(result['never_loaded'])}"
+        return f"{counts} fc_in={result.get('fc_in_features')} aux={result.get('aux_layer_ids')}"
     return result["why"]["exception"][:120]
 
 

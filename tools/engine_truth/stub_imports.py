@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import importlib.abc
 import importlib.util
+import inspect
 import logging
 import sys
 import types
@@ -27,7 +28,7 @@ class _OpaqueMeta(type):
     def __call__(cls, *a, **k):
         # Used as a decorator (`@unmodelled_name` over a function): keep the function itself, so
         # the engine's decorated code still runs instead of vanishing into a placeholder.
-        if len(a) == 1 and not k and callable(a[0]):
+        if len(a) == 1 and not k and (inspect.isfunction(a[0]) or isinstance(a[0], type)):
             OPAQUE_USED.add(f"{cls.__name__} (as decorator: pass-through)")
             return a[0]
         return super().__call__(*a, **k)
@@ -68,7 +69,13 @@ def opaque(qualname: str) -> type:
     def __exit__(self, *a):
         return False
 
-    ns = {"__init__": __init__, "__call__": __call__, "__getattr__": __getattr__, "__enter__": __enter__, "__exit__": __exit__}
+    ns = {
+        "__init__": __init__,
+        "__call__": __call__,
+        "__getattr__": __getattr__,
+        "__enter__": __enter__,
+        "__exit__": __exit__,
+    }
     return _OpaqueMeta(qualname.rsplit(".", 1)[-1], (), ns)
 
 
@@ -102,6 +109,7 @@ _LAYERS = {
     "Qwen3DecoderLayer": L.LlamaDecoderLayer,
 }
 
+
 class VllmConfig:
     """vllm.config.VllmConfig as far as the draft code calls it: no quantization."""
 
@@ -121,12 +129,16 @@ EXPLICIT: dict[str, object] = {
     "layer_stack": _nullcontext,
     "DEFAULT_VOCAB_PADDING_SIZE": 64,
     "get_pp_group": lambda: SimpleNamespace(is_first_rank=True, is_last_rank=True, world_size=1),
-    "get_parallel": lambda: SimpleNamespace(pp_group=SimpleNamespace(is_first_rank=True, is_last_rank=True, world_size=1)),
+    "get_parallel": lambda: SimpleNamespace(
+        pp_group=SimpleNamespace(is_first_rank=True, is_last_rank=True, world_size=1)
+    ),
     "get_spec": lambda: SimpleNamespace(speculative_draft_window_size=None),
     "get_global_server_args": lambda: SimpleNamespace(speculative_draft_window_size=None),
     "get_tensor_model_parallel_world_size": lambda: 1,
     "get_tensor_model_parallel_rank": lambda: 0,
-    "without_trust_remote_code": lambda kwargs: {k: v for k, v in kwargs.items() if k != "trust_remote_code"},
+    "without_trust_remote_code": lambda kwargs: {
+        k: v for k, v in kwargs.items() if k != "trust_remote_code"
+    },
 }
 
 # Set per run by the engine drivers: default_weight_loader cut from the wheel, the current
@@ -158,14 +170,19 @@ class _Loader(importlib.abc.Loader):
     def exec_module(self, module):
         source = REAL_FROM_WHEEL.get(module.__name__)
         if source is not None:
-            exec(compile(source, f"<wheel>/{module.__name__.replace('.', '/')}.py", "exec"), module.__dict__)
+            exec(
+                compile(source, f"<wheel>/{module.__name__.replace('.', '/')}.py", "exec"),
+                module.__dict__,
+            )
 
 
 class _Finder(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname, path, target=None):
         root = fullname.split(".")[0]
         if fullname in REAL_FROM_WHEEL:
-            return importlib.util.spec_from_loader(fullname, _Loader(), is_package=fullname in REAL_PACKAGES)
+            return importlib.util.spec_from_loader(
+                fullname, _Loader(), is_package=fullname in REAL_PACKAGES
+            )
         if root in ("sglang", "vllm"):  # a stub may stand for a package: import children too
             return importlib.util.spec_from_loader(fullname, _Loader(), is_package=True)
         if root in ENGINE_ONLY_THIRD_PARTY:
@@ -174,7 +191,7 @@ class _Finder(importlib.abc.MetaPathFinder):
 
 
 # Third-party packages the engine modules import at module level that are not installed here.
-ENGINE_ONLY_THIRD_PARTY = {"triton", "flashinfer", "sgl_kernel", "vllm_flash_attn", "xformers", "msgspec", "zmq", "psutil"}
+ENGINE_ONLY_THIRD_PARTY = {"flashinfer", "sgl_kernel", "vllm_flash_attn", "xformers"}
 
 _FINDER = _Finder()
 

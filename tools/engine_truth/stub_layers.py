@@ -11,7 +11,7 @@ from torch import nn
 
 
 class LoadLog:
-    """Which parameters were written (and which shards of stacked ones), by which checkpoint tensor."""
+    """Which parameters were written (and which shards of stacked ones), by which tensor."""
 
     def __init__(self) -> None:
         self.loaded: dict[int, set] = {}
@@ -35,27 +35,38 @@ def reset_log() -> LoadLog:
 
 def _param(*shape: int, dtype: torch.dtype = torch.float32) -> nn.Parameter:
     # NaN-filled so a parameter left at init is visibly unloaded; tiny shapes keep this cheap.
-    data = torch.full(shape, float("nan"), dtype=dtype) if dtype.is_floating_point else torch.zeros(shape, dtype=dtype)
+    data = (
+        torch.full(shape, float("nan"), dtype=dtype)
+        if dtype.is_floating_point
+        else torch.zeros(shape, dtype=dtype)
+    )
     return nn.Parameter(data, requires_grad=False)
 
 
 def _check_and_copy(param: torch.Tensor, loaded: torch.Tensor, rows: slice, shard: object) -> None:
     target = param.data[rows]
     # The engines' loaders assert this (vLLM: `assert param_data.shape == loaded_weight.shape`).
-    assert target.shape == loaded.shape, f"shard {shard!r}: parameter slice {tuple(target.shape)} != checkpoint {tuple(loaded.shape)}"
+    assert target.shape == loaded.shape, (
+        f"shard {shard!r}: parameter slice {tuple(target.shape)} "
+        f"!= checkpoint {tuple(loaded.shape)}"
+    )
     target.copy_(loaded)
     LOG.mark(param, shard, loaded)
 
 
 def plain_loader(param: torch.Tensor, loaded: torch.Tensor, *_: object) -> None:
     """Whole-tensor loader with the size assertion every engine's default loader makes."""
-    assert param.size() == loaded.size(), f"Attempted to load weight ({loaded.size()}) into parameter ({param.size()})"
+    assert param.size() == loaded.size(), (
+        f"Attempted to load weight ({loaded.size()}) into parameter ({param.size()})"
+    )
     param.data.copy_(loaded)
     LOG.mark(param, None, loaded)
 
 
 class _Linear(nn.Module):
-    def __init__(self, in_features: int, out_features: int, bias: bool = False, **_: object) -> None:
+    def __init__(
+        self, in_features: int, out_features: int, bias: bool = False, **_: object
+    ) -> None:
         super().__init__()
         self.input_size, self.output_size = in_features, out_features
         self.weight = _param(out_features, in_features)
@@ -68,7 +79,9 @@ class _Linear(nn.Module):
 class ReplicatedLinear(_Linear):
     """vLLM/SGLang ReplicatedLinear(input_size, output_size, bias)."""
 
-    def __init__(self, input_size: int, output_size: int, bias: bool = True, *a: object, **k: object) -> None:
+    def __init__(
+        self, input_size: int, output_size: int, bias: bool = True, *a: object, **k: object
+    ) -> None:
         super().__init__(input_size, output_size, bias)
 
 
@@ -84,7 +97,16 @@ class QKVParallelLinear(nn.Module):
     """QKVParallelLinear(hidden_size, head_size, total_num_heads, total_num_kv_heads, bias): one
     stacked weight, loaded by shard "q"/"k"/"v"."""
 
-    def __init__(self, hidden_size: int, head_size: int, total_num_heads: int, total_num_kv_heads: int | None = None, bias: bool = False, *a: object, **k: object) -> None:
+    def __init__(
+        self,
+        hidden_size: int,
+        head_size: int,
+        total_num_heads: int,
+        total_num_kv_heads: int | None = None,
+        bias: bool = False,
+        *a: object,
+        **k: object,
+    ) -> None:
         super().__init__()
         nkv = total_num_heads if total_num_kv_heads is None else total_num_kv_heads
         self.input_size = hidden_size
@@ -96,7 +118,9 @@ class QKVParallelLinear(nn.Module):
             self.bias = _param(out)
             self.bias.weight_loader = self.weight_loader
 
-    def weight_loader(self, param: torch.Tensor, loaded: torch.Tensor, shard: object = None) -> None:
+    def weight_loader(
+        self, param: torch.Tensor, loaded: torch.Tensor, shard: object = None
+    ) -> None:
         """Loads one of q/k/v (or the fused tensor when shard is None)."""
         if shard is None:  # newer vLLM tags the tensor instead (WeightsMapper orig_to_new_stacked)
             shard = getattr(loaded, "shard_id", None)
@@ -109,7 +133,9 @@ class QKVParallelLinear(nn.Module):
 class MergedColumnParallelLinear(nn.Module):
     """MergedColumnParallelLinear(input_size, output_sizes, bias): loaded by integer shard."""
 
-    def __init__(self, input_size: int, output_sizes: list[int], bias: bool = False, *a: object, **k: object) -> None:
+    def __init__(
+        self, input_size: int, output_sizes: list[int], bias: bool = False, *a: object, **k: object
+    ) -> None:
         super().__init__()
         self.input_size, self.output_sizes = input_size, list(output_sizes)
         self.weight = _param(sum(self.output_sizes), input_size)
@@ -118,7 +144,9 @@ class MergedColumnParallelLinear(nn.Module):
             self.bias = _param(sum(self.output_sizes))
             self.bias.weight_loader = self.weight_loader
 
-    def weight_loader(self, param: torch.Tensor, loaded: torch.Tensor, shard: object = None) -> None:
+    def weight_loader(
+        self, param: torch.Tensor, loaded: torch.Tensor, shard: object = None
+    ) -> None:
         """Loads shard `shard` (0 = gate, 1 = up) or the fused tensor."""
         if shard is None:  # newer vLLM tags the tensor instead (WeightsMapper orig_to_new_stacked)
             shard = getattr(loaded, "shard_id", None)
@@ -142,7 +170,9 @@ class VocabParallelEmbedding(nn.Module):
 class ParallelLMHead(VocabParallelEmbedding):
     """ParallelLMHead(num_embeddings, embedding_dim, bias=False)."""
 
-    def __init__(self, num_embeddings: int, embedding_dim: int, bias: bool = False, *a: object, **k: object) -> None:
+    def __init__(
+        self, num_embeddings: int, embedding_dim: int, bias: bool = False, *a: object, **k: object
+    ) -> None:
         super().__init__(num_embeddings, embedding_dim)
         if bias:
             self.bias = _param(num_embeddings)
@@ -150,7 +180,7 @@ class ParallelLMHead(VocabParallelEmbedding):
 
 
 class RMSNorm(nn.Module):
-    """RMSNorm(hidden_size, eps): one `weight` with no weight_loader attribute (as in the engines)."""
+    """RMSNorm(hidden_size, eps): one `weight`, no weight_loader attribute (as in the engines)."""
 
     def __init__(self, hidden_size: int, eps: float = 1e-6, *a: object, **k: object) -> None:
         super().__init__()
@@ -162,12 +192,16 @@ class LlamaMLP(nn.Module):
 
     def __init__(self, hidden_size: int, intermediate_size: int, *a: object, **k: object) -> None:
         super().__init__()
-        self.gate_up_proj = MergedColumnParallelLinear(hidden_size, [intermediate_size] * 2, bias=bool(k.get("bias", False)))
-        self.down_proj = RowParallelLinear(intermediate_size, hidden_size, bias=bool(k.get("bias", False)))
+        self.gate_up_proj = MergedColumnParallelLinear(
+            hidden_size, [intermediate_size] * 2, bias=bool(k.get("bias", False))
+        )
+        self.down_proj = RowParallelLinear(
+            intermediate_size, hidden_size, bias=bool(k.get("bias", False))
+        )
 
 
 class _Opaque:
-    def __getattr__(self, name: str) -> "_Opaque":
+    def __getattr__(self, name: str) -> _Opaque:
         return _Opaque()
 
     def __setattr__(self, name: str, value: object) -> None:
@@ -182,7 +216,12 @@ class LlamaAttention(nn.Module):
         nh = config.num_attention_heads
         nkv = getattr(config, "num_key_value_heads", None) or nh
         hd = getattr(config, "head_dim", None) or hidden_size // nh
-        self.hidden_size, self.total_num_heads, self.total_num_kv_heads, self.head_dim = hidden_size, nh, nkv, hd
+        self.hidden_size, self.total_num_heads, self.total_num_kv_heads, self.head_dim = (
+            hidden_size,
+            nh,
+            nkv,
+            hd,
+        )
         bias = bool(getattr(config, "attention_bias", False) or getattr(config, "bias", False))
         self.qkv_proj = QKVParallelLinear(hidden_size, hd, nh, nkv, bias=bias)
         self.o_proj = RowParallelLinear(nh * hd, hidden_size, bias=bias)
@@ -202,6 +241,8 @@ class LlamaDecoderLayer(nn.Module):
         self.hidden_size = config.hidden_size
         self.self_attn = LlamaAttention(config, config.hidden_size)
         inter = getattr(config, "intermediate_size", None)
-        self.mlp = LlamaMLP(config.hidden_size, inter, bias=bool(getattr(config, "mlp_bias", False)))
+        self.mlp = LlamaMLP(
+            config.hidden_size, inter, bias=bool(getattr(config, "mlp_bias", False))
+        )
         self.input_layernorm = RMSNorm(config.hidden_size)
         self.post_attention_layernorm = RMSNorm(config.hidden_size)

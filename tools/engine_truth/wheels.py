@@ -19,7 +19,17 @@ def download(engine: str, version: str, cache: Path) -> Path:
     if found is not None:
         return found
     cache.mkdir(parents=True, exist_ok=True)
-    cmd = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", str(cache), f"{engine}=={version}"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "-q",
+        "--no-deps",
+        "-d",
+        str(cache),
+        f"{engine}=={version}",
+    ]
     subprocess.run(cmd, check=True)
     found = find_wheel(engine, version, cache)
     if found is None:
@@ -53,7 +63,11 @@ class Wheel:
 
     def glob(self, prefix: str, contains: str) -> list[str]:
         """Members under `prefix` whose file name contains `contains`."""
-        return sorted(n for n in self.names if n.startswith(prefix) and contains in n.rsplit("/", 1)[-1] and n.endswith(".py"))
+        return sorted(
+            n
+            for n in self.names
+            if n.startswith(prefix) and contains in n.rsplit("/", 1)[-1] and n.endswith(".py")
+        )
 
 
 def cut(source: str, name: str) -> str | None:
