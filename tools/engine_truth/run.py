@@ -85,6 +85,8 @@ def main(argv: list[str] | None = None) -> int:
         "generated_by": "tools/engine_truth/run.py",
         "engine_versions": doc.get("engine_versions", {}),
         "drafters": doc.get("drafters", {}),
+        "engine_evidence": doc.get("engine_evidence", {}),
+        "opaque_names": doc.get("opaque_names", {}),
     }
     if args.speculators:
         import speculators_truth

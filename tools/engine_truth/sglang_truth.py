@@ -16,7 +16,11 @@ from wheels import Wheel, cut, line_of
 
 MODELS = "sglang/srt/models/"
 EAGLE3_MODULE = "sglang/srt/models/llama_eagle3.py"
-RUNNER = "sglang/srt/model_executor/model_runner.py"
+# Where the model runner reads eagle_config's aux ids (moved to a component in newer wheels).
+RUNNERS = (
+    "sglang/srt/model_executor/model_runner.py",
+    "sglang/srt/model_executor/model_runner_components/spec_aux_hidden_state.py",
+)
 
 
 @functools.cache
@@ -49,18 +53,17 @@ def aux_ids(config: dict) -> tuple[object, str]:
 def run(drafter: Drafter, wheel: Wheel, version: str) -> dict:
     """The record for `drafter` under this SGLang wheel."""
     src = wheel.read(EAGLE3_MODULE)
-    runner_src = wheel.read(RUNNER) if wheel.has(RUNNER) else ""
     ids, ids_from = aux_ids(drafter.config)
-    line = line_of(runner_src, '"eagle_aux_hidden_state_layer_ids"')
+    runner, line = _aux_reader(wheel)
     record: dict = {
         "engine": "sglang",
         "version": version,
         "aux_layer_ids": ids,
         "aux_layer_ids_from": ids_from,
         "evidence": {
-            "aux_layer_ids": f"{RUNNER}:{line} ModelRunner.__init__ (re-stated)"
+            "aux_layer_ids": f"{runner}:{line} (re-stated)"
             if line
-            else "sglang model runner (re-stated)"
+            else "not found in this wheel's model runner"
         },
     }
     arch = (drafter.config.get("architectures") or [None])[0]
@@ -137,6 +140,16 @@ def run(drafter: Drafter, wheel: Wheel, version: str) -> dict:
             "load_weights (exec'd)",
         },
     }
+
+
+def _aux_reader(wheel: Wheel) -> tuple[str | None, int | None]:
+    """The runner file and line that read eagle_config["eagle_aux_hidden_state_layer_ids"]."""
+    for member in RUNNERS:
+        if wheel.has(member):
+            line = line_of(wheel.read(member), '"eagle_aux_hidden_state_layer_ids"')
+            if line:
+                return member, line
+    return None, None
 
 
 def _default_loader(wheel: Wheel):
