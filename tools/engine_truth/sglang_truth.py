@@ -1,0 +1,168 @@
+"""SGLang as ground truth: for one wheel, exec `srt/models/llama_eagle3.py` unchanged (its
+`LlamaForCausalLMEagle3.__init__` and `load_weights`), over the stub layers, after resolving the
+architecture against the wheel's own EntryClass registry, and record what happened."""
+
+from __future__ import annotations
+
+import ast
+import functools
+
+import stub_imports as S
+import stub_layers as L
+from drafter import Drafter
+from hf_config import build_config
+from outcome import dropped_tensors, error_record, unloaded_params
+from wheels import Wheel, cut, line_of
+
+MODELS = "sglang/srt/models/"
+EAGLE3_MODULE = "sglang/srt/models/llama_eagle3.py"
+# Where the model runner reads eagle_config's aux ids (moved to a component in newer wheels).
+RUNNERS = (
+    "sglang/srt/model_executor/model_runner.py",
+    "sglang/srt/model_executor/model_runner_components/spec_aux_hidden_state.py",
+)
+
+
+@functools.cache
+def entry_classes(wheel: Wheel) -> dict[str, str]:
+    """Every architecture name a model module lists in `EntryClass` -> its module file."""
+    found: dict[str, str] = {}
+    for member in wheel.glob(MODELS, ""):
+        text = wheel.read(member)
+        if "EntryClass" not in text:
+            continue
+        for node in ast.parse(text).body:
+            if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "EntryClass" for t in node.targets
+            ):
+                for el in ast.walk(node.value):
+                    if isinstance(el, ast.Name):
+                        found.setdefault(el.id, member)
+    return found
+
+
+def aux_ids(config: dict) -> tuple[object, str]:
+    """The model runner: `eagle_config["eagle_aux_hidden_state_layer_ids"]` inside a bare try,
+    any failure -> None (the target's default). Re-stated, not exec'd: it is inline in __init__."""
+    try:
+        return config["eagle_config"]["eagle_aux_hidden_state_layer_ids"], "eagle_config"
+    except Exception:
+        return None, "none (target default)"
+
+
+def run(drafter: Drafter, wheel: Wheel, version: str) -> dict:
+    """The record for `drafter` under this SGLang wheel."""
+    src = wheel.read(EAGLE3_MODULE)
+    ids, ids_from = aux_ids(drafter.config)
+    runner, line = _aux_reader(wheel)
+    record: dict = {
+        "engine": "sglang",
+        "version": version,
+        "aux_layer_ids": ids,
+        "aux_layer_ids_from": ids_from,
+        "evidence": {
+            "aux_layer_ids": f"{runner}:{line} (re-stated)"
+            if line
+            else "not found in this wheel's model runner"
+        },
+    }
+    arch = (drafter.config.get("architectures") or [None])[0]
+    registry = entry_classes(wheel)
+    eagle3 = {n for n, m in registry.items() if "eagle3" in m}
+    if arch not in registry:
+        return record | {
+            "verdict": "REFUSED",
+            "why": {
+                "stage": "architecture",
+                "exception": f"architectures[0]={arch!r} is not an EntryClass of "
+                "any sglang/srt/models module",
+                "decided_by": "sglang/srt/models/registry.py ModelRegistry (EntryClass scan)",
+            },
+        }
+    if arch != "LlamaForCausalLMEagle3":
+        kind = (
+            "an EAGLE-3 draft class not modelled by this harness"
+            if arch in eagle3
+            else "not an EAGLE-3 draft class (loads a plain target model)"
+        )
+        return record | {
+            "verdict": "NOT-MODELLED" if arch in eagle3 else "REFUSED",
+            "why": {
+                "stage": "architecture",
+                "exception": f"architectures[0]={arch!r} selects {registry[arch]}: {kind}",
+                "decided_by": f"{registry[arch]} EntryClass",
+            },
+        }
+    try:
+        hf = build_config(drafter.path)
+    except Exception as exc:
+        return record | {
+            "verdict": "REFUSED",
+            "why": error_record(
+                "config", exc, "transformers AutoConfig (called by sglang get_config)"
+            ),
+        }
+    S.reset({"sglang.srt.models.llama_eagle3": src})
+    S.RUNTIME["default_weight_loader"] = _default_loader(wheel)
+    log = L.reset_log()
+    try:
+        module = __import__("sglang.srt.models.llama_eagle3", fromlist=["LlamaForCausalLMEagle3"])
+        model = module.LlamaForCausalLMEagle3(hf)
+    except Exception as exc:
+        return record | {
+            "verdict": "REFUSED",
+            "why": error_record("init", exc, f"{EAGLE3_MODULE} LlamaForCausalLMEagle3.__init__"),
+        }
+    record["fc_in_features"] = model.model.fc.in_features
+    record["evidence"]["fc_in_features"] = f"{EAGLE3_MODULE} LlamaModel.__init__ (exec'd)"
+    try:
+        model.load_weights(iter(list(drafter.tensors.items())))
+    except Exception as exc:
+        return record | {
+            "verdict": "LOAD-ERROR",
+            "why": error_record(
+                "load_weights", exc, f"{EAGLE3_MODULE} LlamaForCausalLMEagle3.load_weights"
+            ),
+        }
+    hot = getattr(model, "hot_token_id", None)
+    return record | {
+        "verdict": "LOADED",
+        "dropped": [
+            n for n in dropped_tensors(drafter.tensors, log) if not ("d2t" in n and hot is not None)
+        ],
+        "never_loaded": unloaded_params(model, log),
+        "d2t_consumed_as": "hot_token_id = d2t + arange" if hot is not None else None,
+        "opaque_names": sorted(S.OPAQUE_USED),
+        "evidence": record["evidence"]
+        | {
+            "dropped": f"{EAGLE3_MODULE} LlamaForCausalLMEagle3.load_weights (exec'd)",
+            "never_loaded": f"{EAGLE3_MODULE} LlamaForCausalLMEagle3.__init__ + "
+            "load_weights (exec'd)",
+        },
+    }
+
+
+def _aux_reader(wheel: Wheel) -> tuple[str | None, int | None]:
+    """The runner file and line that read eagle_config["eagle_aux_hidden_state_layer_ids"]."""
+    for member in RUNNERS:
+        if wheel.has(member):
+            line = line_of(wheel.read(member), '"eagle_aux_hidden_state_layer_ids"')
+            if line:
+                return member, line
+    return None, None
+
+
+def _default_loader(wheel: Wheel):
+    """The wheel's own default_weight_loader, exec'd unchanged, with the load log recording it."""
+    namespace: dict = {"torch": L.torch}
+    exec(
+        cut(wheel.read("sglang/srt/model_loader/weight_utils.py"), "default_weight_loader"),
+        namespace,
+    )
+    real = namespace["default_weight_loader"]
+
+    def default_weight_loader(param, loaded_weight, *rest):
+        real(param, loaded_weight, *rest)
+        L.LOG.mark(param, None, loaded_weight)
+
+    return default_weight_loader
