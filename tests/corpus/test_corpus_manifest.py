@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 import safetensors
 
+from eagle3_inspect.commands.scan import scan
 from eagle3_inspect.findings import Severity
-from eagle3_inspect.scan import scan
 
 CORPUS = Path(__file__).resolve().parent
 MANIFEST = json.loads((CORPUS / "manifest.json").read_text())

@@ -64,7 +64,7 @@ def engine_says_harm(result: dict, config: dict, tensors: dict) -> tuple[bool, s
 def validate_errors(path: Path, engine: str) -> list[str]:
     """Error codes `eagle3-inspect validate --engine engine --no-stats` reports on `path`
     (the same API the CLI calls, in-process)."""
-    from eagle3_inspect.validate import validate
+    from eagle3_inspect.commands.validate import validate
 
     try:
         findings = validate(path, engine=engine, stats=False).to_dict()["findings"]

@@ -1,6 +1,6 @@
 """Writes the project's own drafters for the ground-truth run (run in the project's venv): the
 `eagle3-inspect demo` pair (correct midlayer drafter and the seed's broken one) plus a few
-single-variable variants from `eagle3_inspect.drafters.build_drafter`, one directory each.
+single-variable variants from `eagle3_inspect.synthetic.drafters.build_drafter`, one directory each.
 
 Usage: python tools/engine_truth/write_synthetic.py OUT_DIR
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from eagle3_inspect.demo import write_demo
-from eagle3_inspect.drafters import build_drafter
+from eagle3_inspect.synthetic.demo import write_demo
+from eagle3_inspect.synthetic.drafters import build_drafter
 
 VARIANTS = {
     "sglang-midlayer": {},

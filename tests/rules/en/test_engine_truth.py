@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 TRUTH = ROOT / "tools/engine_truth/engine_truth.json"
 MANIFEST = ROOT / "tests/corpus/manifest.json"
 VERDICTS = {"LOADED", "REFUSED", "LOAD-ERROR", "NOT-MODELLED"}
