@@ -1,8 +1,9 @@
 """ST rules: the safetensors file format itself, checked by the strict Rust header reader.
 
 Acceptance matches the reference implementation (the `safetensors` crate, read_metadata +
-Metadata::validate); ST007 is the one deliberate extra (duplicate names, which the format forbids
-but serde cannot see). Every ST finding names the file and the byte offset.
+Metadata::validate, over a typed serde parse: see ST022 and ST023); ST007 is the one deliberate
+extra (duplicate names, which the format forbids but serde cannot see). Every ST finding names
+the file and the byte offset.
 """
 
 from __future__ import annotations
@@ -196,5 +197,28 @@ RULES: tuple[RuleDoc, ...] = (
         "format allows 100 MB: the file loads locally but not through Hub tooling.",
         "header is 31000000 bytes",
         "Shard the checkpoint into more files.",
+    ),
+    RuleDoc(
+        "ST022",
+        E,
+        "Header JSON that the reference cannot decode",
+        "The header is grammatical JSON, but a typed parse (serde_json, under both the "
+        "`safetensors` crate and the Python package) cannot decode it: a lone surrogate escape "
+        "such as \\ud800 in a name or string, a number out of range such as 1e999, or nesting "
+        f"deeper than 128 levels. {REF} (InvalidHeaderDeserialization). The offset points at "
+        "the value that fails.",
+        '{"__metadata__": {"note": "\\ud800"}}',
+        "Re-export the file; write names and metadata as valid Unicode and numbers in range.",
+    ),
+    RuleDoc(
+        "ST023",
+        E,
+        "A field repeated inside one tensor entry",
+        "A tensor entry names dtype, shape or data_offsets twice. The reference's typed parse "
+        f"rejects the repeat ({REF}: duplicate field); a map-based reader keeps only the "
+        "last, so two loaders can disagree about the tensor's type, shape or bytes. The offset "
+        "points at the repeated value.",
+        '{"dtype": "F32", "dtype": "I8", ...}',
+        "Rewrite the entry with each field once.",
     ),
 )
