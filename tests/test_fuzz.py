@@ -43,3 +43,13 @@ def test_bounded_campaign_finds_no_disagreement() -> None:
         f"seed {seed}: {report.failures[:10]} (reproduce: "
         f"python scripts/fuzz.py --seconds {seconds:.0f} --seed {seed} --save)"
     )
+
+
+def test_watchdog_counts_a_crash_and_a_hang_and_carries_on(monkeypatch) -> None:
+    monkeypatch.setenv("E3_FUZZ_INJECT", "crash:3,hang:8")
+    report = campaign.run(25.0, seed=5, case_timeout=4.0)
+    assert (
+        report.outcomes[("file", campaign.CRASH)] + report.outcomes[("index", campaign.CRASH)] == 1
+    )
+    assert report.outcomes[("file", campaign.HANG)] + report.outcomes[("index", campaign.HANG)] == 1
+    assert report.execs > 10, report.execs  # the worker was restarted after each

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import multiprocessing as mp
+import os
 import queue
 import random
 import tempfile
@@ -21,6 +22,7 @@ from tests.fuzz import mutate, oracle
 CORPUS = Path(__file__).parent / "corpus"
 CORPUS_CAP = 300
 CRASH, HANG = "crash (worker died)", "hang (no progress)"
+STARTING = -1  # the worker's current case before its first
 
 
 @dataclass
@@ -96,12 +98,25 @@ def save(kind: str, blob: bytes, corpus: Path) -> str | None:
     return name
 
 
+def _injected_faults() -> dict[int, str]:
+    """E3_FUZZ_INJECT="crash:3,hang:40" makes the worker die at case 3 and stall at case 40: the
+    watchdog's own test (tests/test_fuzz.py), never set in real runs."""
+    spec = os.environ.get("E3_FUZZ_INJECT", "")
+    pairs = (item.split(":") for item in spec.split(",") if item)
+    return {int(index): fault for fault, index in pairs}
+
+
 def _worker(seed, start, current, results, seen, corpus, save_new):
+    faults = _injected_faults()
     with tempfile.TemporaryDirectory(prefix="e3fuzz-") as tmp:
         workdir = Path(tmp)
         index = start
         while True:
             current.value = index
+            if faults.get(index) == "crash":
+                os.abort()
+            if faults.get(index) == "hang":
+                time.sleep(3600)
             kind, blob = case_for(seed, index)
             verdict = judge(kind, blob, workdir)
             signature = (kind, *verdict)
@@ -143,15 +158,16 @@ def run(
     start, deadline = 0, time.monotonic() + seconds
     began = time.monotonic()
     while time.monotonic() < deadline:
-        current, results = ctx.Value("q", start), ctx.Queue()
+        current, results = ctx.Value("q", STARTING), ctx.Queue()
         args = (seed, start, current, results, seen, str(corpus), corpus is not None)
         worker = ctx.Process(target=_worker, args=args, daemon=True)
         worker.start()
-        last_progress, last_index = time.monotonic(), start
+        last_progress, last_index = time.monotonic(), STARTING
         while True:
             _drain(results, report, wait=0.5)
             now = time.monotonic()
-            if current.value != last_index:
+            # Start-up (imports, on a loaded machine) is no case: the timeout starts at the first.
+            if current.value != last_index or current.value == STARTING:
                 last_progress, last_index = now, current.value
             dead = not worker.is_alive()
             hung = now - last_progress > case_timeout
@@ -161,8 +177,11 @@ def run(
             worker.kill()
         worker.join()
         _drain(results, report)
+        last_index = current.value  # the case it died or stalled on, however recent
         if now >= deadline and not (dead or hung):
             break
+        if last_index == STARTING:
+            raise RuntimeError(f"fuzz worker died before its first case (exit {worker.exitcode})")
         kind, blob = case_for(seed, last_index)
         category = HANG if hung else CRASH
         report.outcomes[(kind, category)] += 1
