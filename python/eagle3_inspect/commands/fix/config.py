@@ -29,6 +29,7 @@ SPECULATORS_TOP = {
     "auto_map",
     "draft_vocab_size",
     "dtype",
+    "eagle_config",
     "embed_requires_grad",
     "eagle_aux_hidden_state_layer_ids",
     "speculators_config",
@@ -90,7 +91,7 @@ def to_speculators_style(config: dict[str, Any], verifier_archs: list[str]) -> d
     if "speculators_model_type" in config:
         return copy.deepcopy(config)
     flat = to_hf_style(config)
-    layer = {k: v for k, v in flat.items() if k not in SPECULATORS_TOP and k != "eagle_config"}
+    layer = {k: v for k, v in flat.items() if k not in SPECULATORS_TOP}
     out = {k: v for k, v in flat.items() if k in SPECULATORS_TOP}
     for key in ("vocab_size", "hidden_size"):
         if key in flat:
@@ -146,8 +147,6 @@ def place_aux_ids(profile: EngineProfile, config: dict[str, Any], ids: list[int]
         set_path(config, place, list(ids))
     if "eagle_config" in config and not config["eagle_config"]:
         del config["eagle_config"]
-    elif isinstance(config.get("eagle_config"), dict):
-        config["eagle_config"].setdefault("use_aux_hidden_state", True)
 
 
 def model_type_of(config: dict[str, Any]) -> str:
