@@ -41,10 +41,12 @@ def render_fix(report: FixReport, console: Console) -> None:
     others = [c for c in report.changes if c["kind"] != "rename"]
     if report.changes:
         console.print(f"\n[bold]Plan ({len(report.changes)} change(s))[/bold]")
-    for change in renames[:FOLD_AFTER] + others:
+    for change in renames[:FOLD_AFTER]:
         console.print("  " + escape(_change_line(change)))
     if len(renames) > FOLD_AFTER:
         console.print(f"  ... and {len(renames) - FOLD_AFTER} more renames (--json lists all)")
+    for change in others:
+        console.print("  " + escape(_change_line(change)))
     for note in report.notes:
         console.print(f"  note: {escape(note)}")
     if report.refusal:
@@ -62,7 +64,7 @@ def render_fix(report: FixReport, console: Console) -> None:
         console.print("\n[bold]Verification[/bold]")
         console.print(
             f"  validate {report.engine}: {'ok' if val['ok'] else 'FAILED'} "
-            f"({val['summary']['error']} error(s), {val['summary']['warning']} warning(s))"
+            f"({val['summary']['errors']} error(s), {val['summary']['warnings']} warning(s))"
         )
         for err in val["errors"]:
             console.print(f"    {err['code']}: {escape(err['message'])}")
