@@ -15,9 +15,9 @@ def run_demo(out: str | os.PathLike[str], console: Console) -> int:
     """Writes the demo files and walks through the commands, printing what a user sees.
     Returns 0 when every command behaved as the story says (correct passes, broken fails)."""
     from eagle3_inspect.cli.render.diff import render_diff
+    from eagle3_inspect.cli.render.fix import render_fix
     from eagle3_inspect.cli.render.scan import render_scan
     from eagle3_inspect.cli.render.validate import render_validate
-    from eagle3_inspect.cli.render.fix import render_fix
     from eagle3_inspect.commands.diff import diff
     from eagle3_inspect.commands.fix import fix
     from eagle3_inspect.commands.scan import scan
