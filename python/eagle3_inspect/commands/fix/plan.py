@@ -26,6 +26,7 @@ from eagle3_inspect.commands.fix.config import (
 )
 from eagle3_inspect.commands.fix.names import DIALECTS, rename_all
 from eagle3_inspect.commands.fix.simulate import UNFIXABLE, errors, score, simulate
+from eagle3_inspect.commands.fix.vocab import generate_t2d, needs_t2d, offsets_d2t, t2d_info
 from eagle3_inspect.findings import Finding, Severity
 from eagle3_inspect.reader.checkpoint import Checkpoint
 from eagle3_inspect.reader.draft_config import read_draft_config
@@ -36,8 +37,6 @@ from eagle3_inspect.rules.en.conditions import draft_num_layers, holds
 from eagle3_inspect.rules.en.configcheck import _intent, check_architecture
 from eagle3_inspect.rules.en.profile import EngineProfile
 
-# The absolute-ids d2t finding: the one VM error a re-encoding fixes.
-D2T_ABSOLUTE = "VM006"
 DROPPED_CODES = {"EN001", "EN013"}
 
 
@@ -96,22 +95,6 @@ class Plan:
         return out
 
 
-def _vocab(ckpt: Checkpoint, target: TargetInfo | None) -> tuple[np.ndarray | None, str | None]:
-    """d2t re-encoded as offsets when it holds absolute ids; refuses a d2t/t2d it cannot read."""
-    draft = read_draft_config(ckpt.config)
-    mapping = ckpt.vocab_mapping(
-        target_vocab=target.vocab_size if target and not draft.vocab_size else None
-    )
-    bad = [f for f in mapping.findings if f.severity is Severity.ERROR and f.code != D2T_ABSOLUTE]
-    if bad:
-        raise Refusal(bad[0].code, bad[0].message)
-    if mapping.encoding != "absolute" or mapping.target_ids is None or "d2t" not in ckpt.tensors:
-        return None, None
-    ids = np.asarray(mapping.target_ids, dtype=np.int64)
-    offsets = ids - np.arange(ids.size, dtype=np.int64)
-    return offsets, "d2t holds absolute target ids: rewritten as offsets (target = draft + d2t)"
-
-
 def _config_for(
     profile: EngineProfile,
     source: dict[str, Any],
@@ -168,14 +151,6 @@ def _infos(ckpt: Checkpoint, names: dict[str, str], extra: dict[str, TensorInfo]
     return out | extra
 
 
-def _t2d_info(size: int) -> TensorInfo:
-    return TensorInfo(name="t2d", dtype="BOOL", shape=(size,), nbytes=size, file="", offset=0)
-
-
-def _missing_t2d(findings: list[Finding]) -> bool:
-    return any(f.tensor == "t2d" and f.code in ("EN002", "EN008") for f in findings)
-
-
 def make_plan(
     profile: EngineProfile,
     ckpt: Checkpoint,
@@ -186,7 +161,7 @@ def make_plan(
     bad = [f for f in ckpt.findings if f.severity is Severity.ERROR]
     if bad:
         raise Refusal(bad[0].code, bad[0].message)
-    d2t, d2t_note = _vocab(ckpt, target)
+    d2t, d2t_note = offsets_d2t(ckpt, target)
     d2t_len = int(ckpt.tensors["d2t"].shape[0]) if "d2t" in ckpt.tensors else None
     best = None
     for config, names, style_rank in _candidates(profile, ckpt, target, d2t_len):
@@ -194,8 +169,8 @@ def make_plan(
         found = simulate(profile, _infos(ckpt, names, extra), config, target)
         t2d = None
         draft = read_draft_config(config)
-        if _missing_t2d(found) and d2t_len and draft.vocab_size and "t2d" not in ckpt.tensors:
-            extra = {"t2d": _t2d_info(int(draft.vocab_size))}
+        if needs_t2d(found) and d2t_len and draft.vocab_size and "t2d" not in ckpt.tensors:
+            extra = {"t2d": t2d_info(int(draft.vocab_size))}
             found = simulate(profile, _infos(ckpt, names, extra), config, target)
             t2d = int(draft.vocab_size)
         changed = sum(a != b for a, b in names.items())
@@ -227,29 +202,9 @@ def make_plan(
     if d2t_note and plan.d2t is not None:
         plan.notes.append(d2t_note)
     if t2d_size is not None:
-        plan.t2d = _t2d(ckpt, d2t, t2d_size)
+        plan.t2d = generate_t2d(ckpt, d2t, t2d_size)
     plan.suggestion = _suggest(profile, target, plan.expected)
     return plan
-
-
-def _t2d(ckpt: Checkpoint, d2t_offsets: np.ndarray | None, size: int | None) -> np.ndarray | None:
-    if size is None:
-        return None
-    if d2t_offsets is None:
-        ids = np.asarray(ckpt.vocab_mapping().target_ids, dtype=np.int64)
-    else:
-        ids = d2t_offsets + np.arange(d2t_offsets.size, dtype=np.int64)
-    if ids.size > 1 and bool(np.any(np.diff(ids) <= 0)):
-        # A t2d mask implies draft id i = the i-th selected target id; an unsorted d2t would
-        # then disagree with its own t2d (VM010), so the mask cannot be derived.
-        raise Refusal(
-            "VM010",
-            "the engine needs t2d, but d2t's target ids are not ascending, so a t2d mask "
-            "generated from it would disagree with the lm_head row order",
-        )
-    out = np.zeros(size, dtype=np.bool_)
-    out[ids] = True
-    return out
 
 
 def _suggest(profile: EngineProfile, target: TargetInfo | None, expected: list[Finding]):
