@@ -185,3 +185,19 @@ def test_corrupt_source_is_refused_with_its_finding_code(tmp_path: Path) -> None
 def test_missing_source_is_one_line(tmp_path: Path) -> None:
     result = _cli(str(tmp_path / "nope"), "--engine", ENGINE, "--out", str(tmp_path / "dst"))
     assert "nope" in _one_error_line(result)
+
+
+def test_ctrl_c_midway_cleans_up_its_staging_directory(tmp_path: Path) -> None:
+    src = _mislabelled(tmp_path, shards=2)
+    digest = tree_digest(src)
+    dst = tmp_path / "dst"
+    script = KILL_AFTER_FIRST_SHARD.replace("signal.SIGKILL", "signal.SIGINT")
+    result = subprocess.run(
+        [sys.executable, "-c", script, str(src), ENGINE, str(dst)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode != 0 and "KeyboardInterrupt" in result.stderr, result.stderr
+    assert not dst.exists() and _leftovers(tmp_path) == []
+    assert tree_digest(src) == digest
