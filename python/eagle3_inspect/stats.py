@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
@@ -27,6 +28,18 @@ JSON_FIELDS = (
     "abs_max",
     "l2",
 )
+
+# How a float statistic whose true value is outside f64's range appears in JSON (which has no
+# Infinity/NaN): as one of these strings. Only `l2` can get there (mean and std of finite values
+# are always finite); the Python attributes keep the float.
+NON_FINITE_JSON = {math.inf: "inf", -math.inf: "-inf"}
+
+
+def json_float(value: float | None) -> float | str | None:
+    """`value` as valid JSON: non-finite floats become "inf", "-inf" or "nan"."""
+    if value is None or math.isfinite(value):
+        return value
+    return "nan" if math.isnan(value) else NON_FINITE_JSON[value]
 
 
 @dataclass(frozen=True)
@@ -58,7 +71,7 @@ class TensorStats:
     hash: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
+        data = {k: json_float(v) if isinstance(v, float) else v for k, v in asdict(self).items()}
         ordered = {k: data.pop(k) for k in JSON_FIELDS}
         ordered.update({k: v for k, v in data.items() if v is not None and k != "dtype"})
         return ordered
