@@ -6,7 +6,6 @@ checkpoint actually stores it, how certain that verdict is, and what is wrong wi
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -88,9 +87,9 @@ def analyze(
     ckpt: Checkpoint, draft_vocab: int | None = None, target_vocab: int | None = None
 ) -> VocabMapping:
     vd, vt = default_vocab_sizes(ckpt)
-    text = _native.vocab_mapping(
+    data = _native.vocab_mapping(
         ckpt._native,
         draft_vocab=draft_vocab if draft_vocab is not None else vd,
         target_vocab=target_vocab if target_vocab is not None else vt,
     )
-    return mapping_from_json(json.loads(text))
+    return mapping_from_json(data)

@@ -7,7 +7,6 @@ shapes the diff's `"vocab"` block."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -86,10 +85,10 @@ def _analysis_args(ckpt: Checkpoint) -> tuple[tuple[int | None, int | None], tup
 def analyze_side(ckpt: Checkpoint) -> VocabSide:
     """One checkpoint's mapping, found under any key dialect (`d2t`, `model.d2t`, ...)."""
     vocab, names = _analysis_args(ckpt)
-    text = _native.vocab_mapping(
+    data = _native.vocab_mapping(
         ckpt._native, draft_vocab=vocab[0], target_vocab=vocab[1], d2t=names[0], t2d=names[1]
     )
-    return _side(names[0] or None, names[1] or None, json.loads(text))
+    return _side(names[0] or None, names[1] or None, data)
 
 
 def compare_vocab(a: Checkpoint, b: Checkpoint) -> dict[str, Any]:
@@ -98,10 +97,8 @@ def compare_vocab(a: Checkpoint, b: Checkpoint) -> dict[str, Any]:
     (`same_token_set`), whether the encodings agree, and a one-line summary."""
     vocab_a, names_a = _analysis_args(a)
     vocab_b, names_b = _analysis_args(b)
-    data = json.loads(
-        _native.compare_vocab(
-            a._native, b._native, vocab_a=vocab_a, vocab_b=vocab_b, names_a=names_a, names_b=names_b
-        )
+    data = _native.compare_vocab(
+        a._native, b._native, vocab_a=vocab_a, vocab_b=vocab_b, names_a=names_a, names_b=names_b
     )
     side_a = _side(names_a[0] or None, names_a[1] or None, data["a"])
     side_b = _side(names_b[0] or None, names_b[1] or None, data["b"])
