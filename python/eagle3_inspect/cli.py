@@ -43,8 +43,22 @@ def guarded(command: Callable[..., int]) -> Callable[..., None]:
     return wrapper
 
 
+def json_text(value: Any, depth: int = 0) -> str:
+    """`value` as strict JSON, indented two levels deep with one record (a tensor, a finding) per
+    line below that. `json.dumps(indent=...)` falls back to the pure-Python encoder, which takes
+    a minute over a million tensors; the records here go through the C encoder."""
+    pad = "  " * (depth + 1)
+    if depth < 2 and isinstance(value, dict) and value:
+        items = [f"{pad}{json.dumps(str(k))}: {json_text(v, depth + 1)}" for k, v in value.items()]
+        return "{\n" + ",\n".join(items) + "\n" + "  " * depth + "}"
+    if depth < 2 and isinstance(value, list) and value:
+        items = [pad + json_text(v, depth + 1) for v in value]
+        return "[\n" + ",\n".join(items) + "\n" + "  " * depth + "]"
+    return json.dumps(value, allow_nan=False, default=str)
+
+
 def emit_json(data: dict[str, Any]) -> None:
-    click.echo(json.dumps(data, indent=2, allow_nan=False, default=str))
+    click.echo(json_text(data))
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

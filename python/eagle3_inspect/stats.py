@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
 from eagle3_inspect import _native
@@ -35,14 +35,14 @@ JSON_FIELDS = (
 NON_FINITE_JSON = {math.inf: "inf", -math.inf: "-inf"}
 
 
-def json_float(value: float | None) -> float | str | None:
+def json_float(value: Any) -> Any:
     """`value` as valid JSON: non-finite floats become "inf", "-inf" or "nan"."""
-    if value is None or math.isfinite(value):
+    if not isinstance(value, float) or math.isfinite(value):
         return value
     return "nan" if math.isnan(value) else NON_FINITE_JSON[value]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TensorStats:
     """Statistics of one tensor, computed in one fused pass over its bytes.
 
@@ -71,10 +71,18 @@ class TensorStats:
     hash: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        data = {k: json_float(v) if isinstance(v, float) else v for k, v in asdict(self).items()}
-        ordered = {k: data.pop(k) for k in JSON_FIELDS}
-        ordered.update({k: v for k, v in data.items() if v is not None and k != "dtype"})
+        # Field by field, not dataclasses.asdict (a deep copy): a report may hold millions.
+        ordered = {k: json_float(getattr(self, k)) for k in JSON_FIELDS}
+        for k in _EXTRA_FIELDS:
+            v = getattr(self, k)
+            if v is not None:
+                ordered[k] = v
         return ordered
+
+
+_EXTRA_FIELDS = tuple(
+    f.name for f in fields(TensorStats) if f.name not in JSON_FIELDS and f.name != "dtype"
+)
 
 
 def compute_stats(

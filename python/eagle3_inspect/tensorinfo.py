@@ -24,7 +24,7 @@ FLOAT_DTYPES = frozenset(
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TensorInfo:
     """Name, dtype, shape and where the bytes live (absolute `offset` into `file`)."""
 
