@@ -72,7 +72,11 @@ class TensorStats:
 
     def to_dict(self) -> dict[str, Any]:
         # Field by field, not dataclasses.asdict (a deep copy): a report may hold millions.
-        ordered = {k: json_float(getattr(self, k)) for k in JSON_FIELDS}
+        ordered = {k: getattr(self, k) for k in JSON_FIELDS}
+        for k in _FLOAT_FIELDS:
+            v = ordered[k]
+            if v is not None and not -math.inf < v < math.inf:
+                ordered[k] = json_float(v)
         for k in _EXTRA_FIELDS:
             v = getattr(self, k)
             if v is not None:
@@ -80,6 +84,7 @@ class TensorStats:
         return ordered
 
 
+_FLOAT_FIELDS = ("min", "max", "mean", "std", "abs_max", "l2")
 _EXTRA_FIELDS = tuple(
     f.name for f in fields(TensorStats) if f.name not in JSON_FIELDS and f.name != "dtype"
 )
