@@ -90,8 +90,8 @@ impl Moments {
 }
 
 /// Chan's merge of `b` (later values) into `a`, for partials that are scaled or whose plain merge
-/// overflowed: the mean from halves (their difference cannot overflow), M2 in the smallest power
-/// of 4 at which every term is finite.
+/// overflowed: the mean from halves when the difference of the means overflows, M2 rescaled to a
+/// power of 4 that puts its largest term near 2^500 (the result's `m2_exp`).
 fn wide_merge(a: &Moments, b: &Moments) -> (f64, f64, i32) {
     let n = a.n + b.n;
     let (na, nb, nf) = (a.n as f64, b.n as f64, n as f64);
