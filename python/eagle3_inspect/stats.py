@@ -111,6 +111,4 @@ def compute_stats(
     raw = _native.tensor_stats(
         checkpoint._native, selected, hashes=hashes, threads=threads, progress=progress
     )
-    # Each native dict is dropped as soon as it is converted, so a pass over a million tensors
-    # never holds both forms of every result at once.
-    return {name: TensorStats(**raw.pop(name)) for name in list(raw)}
+    return {name: TensorStats(**values) for name, values in raw.items()}
