@@ -44,6 +44,9 @@ def test_a_target_without_aux_capture_is_left_with_the_version_to_use(tmp_path: 
     )
     assert report.status == "fixed"
     assert [f["code"] for f in report.expected] == ["EN006"]
+    staged = report.verification["validate"]["expected"]
+    assert [f["code"] for f in staged] == ["EN006"]
+    assert [f["file"] for f in staged] == [str(tmp_path / "dst" / "config.json")]
     assert report.suggestion and "sglang@0.5." in report.suggestion
     after = validate(tmp_path / "dst", engine=CAPTURE_ENGINE, target=files.target)
     assert {f.code for f in after.findings if f.severity.value == "error"} == {"EN006"}

@@ -82,5 +82,14 @@ def fix(
         report.status = "unverified"
         return report
     commit(tmp, dst)
+    _relocate(report.verification, os.fspath(tmp), os.fspath(dst))
     report.status = "fixed"
     return report
+
+
+def _relocate(verification: dict, staged: str, final: str) -> None:
+    """Findings from the verification name files in the staging directory, now renamed to DST."""
+    for key in ("errors", "expected"):
+        for finding in verification["validate"][key]:
+            if isinstance(finding.get("file"), str) and finding["file"].startswith(staged):
+                finding["file"] = final + finding["file"][len(staged) :]
