@@ -18,6 +18,7 @@ from eagle3_inspect.rules.en.configcheck import (
     served_architecture,
 )
 from eagle3_inspect.rules.en.emit import finding
+from eagle3_inspect.rules.en.fcwidth import check_fc_width
 from eagle3_inspect.rules.en.names import check_names
 from eagle3_inspect.rules.en.profile import EngineProfile
 from eagle3_inspect.rules.en.versions import try_parse_version
@@ -26,8 +27,9 @@ from eagle3_inspect.rules.en.versions import try_parse_version
 def check_engine(
     profile: EngineProfile, tensors: Mapping[str, TensorInfo], config: dict | None
 ) -> list[Finding]:
-    """Dropped tensors, random parameters, refused configs, unserved architecture, ignored fields
-    and norm-flag mismatches for one engine profile. Aux ids and target capture are separate."""
+    """Dropped tensors, random parameters, refused configs, unserved architecture, ignored fields,
+    norm-flag mismatches and the fc width for one engine profile. Aux ids and target capture
+    are separate."""
     served = served_architecture(profile, config) if config is not None else None
     if served is not None and served in profile.unprofiled_draft_architectures:
         return [
@@ -45,6 +47,7 @@ def check_engine(
         findings += check_rejects(profile, config)
         findings += check_ignored(profile, config)
         findings += check_norm_flags(profile, config, tensors.keys())
+        findings += check_fc_width(profile, tensors, config)
     return findings
 
 
