@@ -99,3 +99,19 @@ def test_no_error_without_evidence():
         assert any("UNVERIFIED" in f.message for f in found)
     verified = check_all(one("sglang@0.5.11"), names, broken)
     assert any(f.severity is Severity.ERROR for f in verified)
+
+
+def test_follow_on_findings_are_folded_under_a_refusal():
+    # SGLang has no speculators adapter (srt/models/registry.py: no EntryClass for the class):
+    # one EN004 remains, carrying the count of the name findings it absorbed.
+    spec = speculators_config(architectures=["Eagle3DraftModel"])
+    spec["transformer_layer_config"]["hidden_size"] = H
+    found = check_all(one("sglang@0.5.11"), ckpt(3), spec)
+    assert [f.code for f in found] == ["EN004"]
+    assert "folded" in found[0].message and "EN001" in found[0].message
+    # A load-time crash is not a refusal: the dropped layers stay visible beside EN015.
+    four = sglang_config(
+        hidden_size=H, eagle_config={"eagle_aux_hidden_state_layer_ids": [1, 2, 3, 4]}
+    )
+    crashed = {f.code for f in check_all(one("sglang@0.5.11"), ckpt(4), four)}
+    assert {"EN015", "EN001", "EN002"} <= crashed

@@ -19,6 +19,7 @@ from eagle3_inspect.rules.en.configcheck import (
 )
 from eagle3_inspect.rules.en.emit import finding
 from eagle3_inspect.rules.en.fcwidth import check_fc_width
+from eagle3_inspect.rules.en.fold import fold_under_refusal
 from eagle3_inspect.rules.en.names import check_names
 from eagle3_inspect.rules.en.profile import EngineProfile
 from eagle3_inspect.rules.en.versions import try_parse_version
@@ -76,7 +77,8 @@ def check_all(
     target: TargetInfo | dict[str, Any] | None = None,
 ) -> list[Finding]:
     """`check_engine` plus aux-id and capture checks against an optional target (its typed
-    `TargetInfo`, or a parsed target config.json, read the same way)."""
+    `TargetInfo`, or a parsed target config.json, read the same way), folded under a refusal
+    when the engine refuses the drafter (`fold.py`)."""
     findings = check_engine(profile, tensors, config)
     if isinstance(target, dict):
         target = read_target_config(target)
@@ -85,4 +87,4 @@ def check_all(
     findings += check_aux_layer_ids(profile, config, layers, archs[0] if archs else None)
     if target is not None:
         findings += check_target_capture(profile, archs)
-    return findings
+    return fold_under_refusal(findings)
