@@ -101,3 +101,18 @@ def test_harness_only_rows_are_few_and_named() -> None:
         "synthetic/speculators-layers speculators@0.9.0",
         "synthetic/speculators-qwen3 speculators@0.9.0",
     ]
+
+
+def test_every_producer_default_is_compared_for_the_engines_it_targets() -> None:
+    """Zero false errors on producers' defaults needs those rows compared, not skipped."""
+    manifest = json.loads((ROOT / "tests/corpus/manifest.json").read_text())
+    # SpecForge has no variant named default: its plain Llama export through export_to_sglang
+    # (llama-sglang) and export_to_hf (llama-hf) are its default outputs.
+    default_names = {"default", "llama-sglang", "llama-hf"}
+    defaults = [d for d in manifest["drafters"] if d["variant"] in default_names]
+    assert {d["producer"] for d in defaults} == {"modelopt", "specforge", "speculators"}
+    for entry in defaults:
+        results = TRUTH["drafters"][f"corpus/{entry['dir']}"]["results"]
+        targeted = [r for r in results.values() if r["engine"] in entry["engines"]]
+        assert targeted, entry["dir"]
+        assert all(harm.compared(r) for r in targeted), entry["dir"]
