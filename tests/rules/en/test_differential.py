@@ -116,3 +116,21 @@ def test_every_producer_default_is_compared_for_the_engines_it_targets() -> None
         targeted = [r for r in results.values() if r["engine"] in entry["engines"]]
         assert targeted, entry["dir"]
         assert all(harm.compared(r) for r in targeted), entry["dir"]
+
+
+def test_no_engine_no_error_for_drafters_some_engine_loads_as_trained() -> None:
+    """Without --engine, validate cannot know the engine: a drafter that some engine version
+    loads as trained must not get an error (E3017 on speculators-format configs did)."""
+    corpus = ROOT / "tests/corpus"
+    for name, entry in sorted(TRUTH["drafters"].items()):
+        label, _, rel = name.partition("/")
+        if label != "corpus":
+            continue
+        config = json.loads((corpus / rel / "config.json").read_text())
+        loads = [
+            key
+            for key, r in entry["results"].items()
+            if harm.compared(r) and not harm.engine_says_harm(r, config, entry["tensors"])[0]
+        ]
+        if loads:
+            assert _errors(corpus / rel, None) == (), (name, loads)
