@@ -2,7 +2,7 @@
 
 Engines size fc as (aux-state count) x (target hidden size), each version reading the count from
 its own place (profile `fc_aux_count`): SGLang <= 0.5.11 and vLLM <= 0.20 always 3; SGLang >=
-0.5.12 and vLLM >= 0.25 `num_aux_hidden_states`, else len(eagle_config ids), else 3 (so the
+0.5.12 and vLLM >= 0.22 `num_aux_hidden_states`, else len(eagle_config ids), else 3 (so the
 top-level ids of a speculators config do not count there); speculators len(top-level ids) or 3.
 A mismatch is the stacked loader's shape assertion: the engine refuses to load the drafter.
 """
