@@ -134,3 +134,25 @@ def test_no_engine_no_error_for_drafters_some_engine_loads_as_trained() -> None:
         ]
         if loads:
             assert _errors(corpus / rel, None) == (), (name, loads)
+
+
+def test_fc_width_each_profile_expects_is_the_one_the_engine_built(roots: dict) -> None:
+    """EN015's model of fc (profile `fc_aux_count`) against the `fc_in_features` the engine's own
+    __init__ built for every drafter it got that far with."""
+    from eagle3_inspect.rules.en.conditions import shape_fact
+    from eagle3_inspect.rules.en.fcwidth import engine_aux_count
+
+    checked = 0
+    for name, entry in sorted(TRUTH["drafters"].items()):
+        label, _, rel = name.partition("/")
+        config = json.loads((roots[label] / rel / "config.json").read_text())
+        hidden = shape_fact(config, "target_hidden_size") or shape_fact(config, "hidden_size")
+        for key, result in sorted(entry["results"].items()):
+            built = result.get("fc_in_features")
+            if not isinstance(built, int) or not harm.compared(result):
+                continue
+            (profile,) = resolve_engines(key)
+            count, source = engine_aux_count(profile, config)
+            assert count * hidden == built, (name, key, source)
+            checked += 1
+    assert checked > 250  # 291 records carry fc_in_features in the committed truth
