@@ -156,3 +156,23 @@ def test_fc_width_each_profile_expects_is_the_one_the_engine_built(roots: dict) 
             assert count * hidden == built, (name, key, source)
             checked += 1
     assert checked > 250  # 291 records carry fc_in_features in the committed truth
+
+
+def test_aux_ids_each_profile_reads_are_the_ones_the_engine_captured(roots: dict) -> None:
+    """The profile's aux-id location (`aux_layer_ids`, first present wins) gives the ids the
+    engine's own reader returned (SGLang model_runner, vLLM _get_eagle3_aux_layers_from_config),
+    None where the engine falls back to the target default."""
+    from eagle3_inspect.rules.en.conditions import first_present
+
+    checked = 0
+    for name, entry in sorted(TRUTH["drafters"].items()):
+        label, _, rel = name.partition("/")
+        config = json.loads((roots[label] / rel / "config.json").read_text())
+        for key, result in sorted(entry["results"].items()):
+            if result["engine"] == "speculators" or not harm.compared(result):
+                continue
+            (profile,) = resolve_engines(key)
+            found = first_present(config, profile.aux_layer_ids)
+            assert (found[1] if found else None) == result.get("aux_layer_ids"), (name, key)
+            checked += 1
+    assert checked > 300  # 379 SGLang / vLLM records in the committed truth
