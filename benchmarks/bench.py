@@ -1,5 +1,6 @@
 """eagle3-inspect benchmark: stats, hashes, header scan and diff against the raw-read floor and a
-numpy baseline, on one generated drafter-sized checkpoint, plus a 200+ GB sparse checkpoint.
+numpy baseline, and fix next to a plain copy, on one generated drafter-sized checkpoint, plus a
+200+ GB sparse checkpoint.
 
     python benchmarks/bench.py [--data DIR] [--size full|small] [--keep] [--sparse-stats]
                                [--repeats N] [--many-tensors N] [--json FILE]
@@ -23,6 +24,7 @@ import bench_data
 import eagle3_inspect
 import many_tensors
 from drafter_bench import measure_drafter
+from fix_bench import measure_fix
 from sparse_bench import measure_sparse
 from timing import Row, format_table, ratio_vs, uptime
 
@@ -85,6 +87,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         rows = measure_drafter(args, threads, report)
         by_key = report.pop("_by_key")
+        fix_keys, fix_rows = measure_fix(
+            Path(report["checkpoint"]["path"]), args.data, args.repeats, report
+        )
+        by_key.update(fix_keys)
+        rows += fix_rows
         rows += measure_sparse(args, args.repeats, report)
     finally:
         generated = report.pop("generated")

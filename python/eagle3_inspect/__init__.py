@@ -7,6 +7,7 @@ for finding in ckpt.findings: ...
 
 from eagle3_inspect._native import VERSION as __version__
 from eagle3_inspect.commands.diff import DiffReport, diff
+from eagle3_inspect.commands.fix import FixReport, fix
 from eagle3_inspect.commands.scan import ScanReport, scan
 from eagle3_inspect.commands.validate import Report, validate
 from eagle3_inspect.findings import Finding, Severity
@@ -18,12 +19,14 @@ __all__ = [
     "DiffReport",
     "FileInfo",
     "Finding",
+    "FixReport",
     "Report",
     "ScanReport",
     "Severity",
     "TensorInfo",
     "__version__",
     "diff",
+    "fix",
     "open",
     "scan",
     "validate",

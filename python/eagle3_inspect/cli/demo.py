@@ -1,5 +1,5 @@
 """`demo`: the seed story in seconds. Writes the demo drafters and target (`synthetic/demo.py`),
-then runs scan, validate and diff on them and renders what a user sees."""
+then runs scan, validate, diff and fix on them and renders what a user sees."""
 
 from __future__ import annotations
 
@@ -15,9 +15,11 @@ def run_demo(out: str | os.PathLike[str], console: Console) -> int:
     """Writes the demo files and walks through the commands, printing what a user sees.
     Returns 0 when every command behaved as the story says (correct passes, broken fails)."""
     from eagle3_inspect.cli.render.diff import render_diff
+    from eagle3_inspect.cli.render.fix import render_fix
     from eagle3_inspect.cli.render.scan import render_scan
     from eagle3_inspect.cli.render.validate import render_validate
     from eagle3_inspect.commands.diff import diff
+    from eagle3_inspect.commands.fix import fix
     from eagle3_inspect.commands.scan import scan
     from eagle3_inspect.commands.validate import validate
 
@@ -58,6 +60,29 @@ def run_demo(out: str | os.PathLike[str], console: Console) -> int:
     changes = diff(files.correct, files.broken)
     render_diff(changes, console)
 
+    fixed_dir = files.root / "drafter-fixed"
+    step(
+        "6. fix refuses what it cannot repair without guessing (fc trained for one aux layer)",
+        f"eagle3-inspect fix {files.broken} --engine {ENGINE} --out {fixed_dir}",
+    )
+    refused = fix(files.broken, engine=ENGINE, out=fixed_dir, force=True)
+    render_fix(refused, console)
+
+    step(
+        "7. fix repairs the format bugs: keys renamed, d2t re-encoded, verified before done",
+        f"eagle3-inspect fix {files.mislabelled} --engine {ENGINE} --out {fixed_dir} --force",
+    )
+    repaired = fix(files.mislabelled, engine=ENGINE, out=fixed_dir, force=True)
+    render_fix(repaired, console)
+
+    step(
+        "8. The fixed drafter validates clean",
+        f"eagle3-inspect validate {fixed_dir} --engine {ENGINE}",
+    )
+    after = validate(fixed_dir, engine=ENGINE) if repaired.status == "fixed" else None
+    if after is not None:
+        render_validate(after, console)
+
     found = {f.code for f in bad.findings}
     console.print()
     console.print(Rule("[bold]The seed story, caught[/bold]"))
@@ -70,8 +95,17 @@ def run_demo(out: str | os.PathLike[str], console: Console) -> int:
         f"  {'[green]caught[/green]' if capture_codes else '[red]MISSED[/red]'} "
         f"target without aux capture in {CAPTURE_ENGINE}: {', '.join(capture_codes)}"
     )
+    fixed_ok = refused.status == "refused" and after is not None and after.ok
+    console.print(
+        f"  {'[green]fixed[/green]' if fixed_ok else '[red]NOT FIXED[/red]'} "
+        f"format bugs repaired by fix, validate clean for {ENGINE}"
+    )
     story_holds = (
-        good.ok and not bad.ok and all(found & codes for _, codes in SEED_BUGS) and not capture.ok
+        good.ok
+        and not bad.ok
+        and all(found & codes for _, codes in SEED_BUGS)
+        and not capture.ok
+        and fixed_ok
     )
     console.print()
     console.print(Rule())

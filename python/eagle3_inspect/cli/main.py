@@ -243,6 +243,64 @@ def validate(
 
 
 @main.command()
+@click.argument("src", type=click.Path(path_type=str))
+@click.option(
+    "--engine", required=True, metavar="NAME@VERSION", help="The engine version to fix for."
+)
+@click.option("--out", "out", required=True, type=click.Path(path_type=str), help="DST directory.")
+@click.option(
+    "--target",
+    type=click.Path(path_type=str),
+    help="Target model directory, config.json or index (aux ids, capture, cross-checks).",
+)
+@click.option("--dry-run", is_flag=True, help="Print the plan; write nothing.")
+@click.option("--force", is_flag=True, help="Replace an existing DST.")
+@click.option("--drop-unused", is_flag=True, help="Leave out tensors the engine would ignore.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (eagle3-inspect/fix/1).")
+@click.option("--threads", type=THREADS, help="Worker threads for the verification passes.")
+@guarded
+def fix(
+    src: str,
+    engine: str,
+    out: str,
+    target: str | None,
+    dry_run: bool,
+    force: bool,
+    drop_unused: bool,
+    as_json: bool,
+    threads: int | None,
+) -> int:
+    """Write SRC as the drafter ENGINE loads as trained, into --out, verified by validate and
+    diff before it is declared done. Exit 0 fixed (or planned, or nothing to do), 1 the written
+    copy failed verification (discarded), 2 refused or could not run."""
+    from eagle3_inspect.commands.fix import fix as run_fix
+
+    report = run_fix(
+        src,
+        engine=engine,
+        out=out,
+        target=target,
+        dry_run=dry_run,
+        force=force,
+        drop_unused=drop_unused,
+        threads=threads,
+    )
+    if as_json:
+        emit_json(report.to_dict())
+    else:
+        from eagle3_inspect.cli.render.common import stdout_console
+        from eagle3_inspect.cli.render.fix import render_fix
+
+        render_fix(report, stdout_console())
+    if report.refusal:
+        click.echo(
+            f"eagle3-inspect: refused: {report.refusal['code']}: {report.refusal['reason']}",
+            err=True,
+        )
+    return report.exit_code
+
+
+@main.command()
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=str),

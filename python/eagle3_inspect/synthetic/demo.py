@@ -40,13 +40,17 @@ class DemoFiles:
     correct: Path
     broken: Path
     target: Path
+    # The two format bugs only (layers.0.* keys, absolute d2t): what `fix` can repair. The fc
+    # width bug is a training bug; fix refuses it (E3009) rather than guess the aux layer.
+    mislabelled: Path
 
 
 def write_demo(out: str | os.PathLike[str]) -> DemoFiles:
     """Writes the drafter pair and the target into `out` (created; existing demo files replaced)."""
     root = Path(out)
     correct = build_drafter(dialect="midlayer", config_style="sglang", **DIMS)
-    broken = mutate_fc_single_aux(mutate_d2t_absolute(mutate_layer_keys(correct, to="layers")))
+    mislabelled = mutate_d2t_absolute(mutate_layer_keys(correct, to="layers"))
+    broken = mutate_fc_single_aux(mislabelled)
     config = target_config(
         hidden_size=DIMS["H"],
         vocab_size=DIMS["Vt"],
@@ -59,4 +63,5 @@ def write_demo(out: str | os.PathLike[str]) -> DemoFiles:
         correct=correct.write(root / "drafter-correct"),
         broken=broken.write(root / "drafter-broken"),
         target=write_target(root / "target-kimi-k25", config),
+        mislabelled=mislabelled.write(root / "drafter-mislabelled"),
     )

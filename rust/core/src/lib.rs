@@ -21,6 +21,7 @@ pub mod regular;
 pub mod shard;
 pub mod stats;
 pub mod vocab;
+pub mod write;
 
 pub use checkpoint::Checkpoint;
 pub use dtype::Dtype;

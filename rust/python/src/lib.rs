@@ -13,6 +13,7 @@ mod io;
 mod progress;
 mod stats;
 mod vocab;
+mod write;
 
 use pyo3::prelude::*;
 
@@ -44,6 +45,8 @@ mod _native {
     use crate::stats::tensor_stats;
     #[pymodule_export]
     use crate::vocab::{compare_vocab, vocab_mapping};
+    #[pymodule_export]
+    use crate::write::{sync_dir, write_safetensors};
 
     #[pymodule_init]
     fn init(module: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -1,0 +1,95 @@
+"""`fix`: write the drafter that a named engine version loads as trained, verified before it is
+declared done. `plan` decides (from validate's own checks), `output` writes atomically beside
+DST, `verify` re-validates and diffs the written copy before it is renamed into place."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from eagle3_inspect.commands.fix.config import Refusal
+from eagle3_inspect.commands.fix.output import check_destination, commit, discard, stage
+from eagle3_inspect.commands.fix.plan import Plan, make_plan
+from eagle3_inspect.commands.fix.report import SCHEMA, FixReport
+from eagle3_inspect.commands.fix.verify import verify
+from eagle3_inspect.errors import InvalidArgumentError
+from eagle3_inspect.reader.checkpoint import Checkpoint
+from eagle3_inspect.reader.target import load_target
+
+__all__ = ["SCHEMA", "FixReport", "Plan", "Refusal", "fix"]
+
+
+def _profile(engine: str):
+    from eagle3_inspect.rules.en import resolve_engines
+
+    profiles = resolve_engines(engine) if engine else []
+    if len(profiles) != 1:
+        raise InvalidArgumentError(f"fix needs exactly one engine version, got {engine!r}")
+    return profiles[0]
+
+
+def fix(
+    src: str | os.PathLike[str],
+    *,
+    engine: str,
+    out: str | os.PathLike[str],
+    target: str | os.PathLike[str] | None = None,
+    dry_run: bool = False,
+    force: bool = False,
+    drop_unused: bool = False,
+    threads: int | None = None,
+) -> FixReport:
+    """Plans, writes and verifies SRC converted for `engine` ("sglang@0.5.11") into `out`.
+    Raises for paths that cannot be used (missing SRC, existing DST without `force`, DST
+    overlapping SRC); a drafter that cannot be fixed without guessing is `status="refused"`."""
+    profile = _profile(engine)
+    ckpt = Checkpoint(src)
+    dst = Path(out)
+    target_info = load_target(target) if target is not None else None
+    report = FixReport(
+        source=ckpt.path,
+        destination=os.fspath(dst),
+        engine=profile.label,
+        status="planned",
+        target=None if target is None else os.fspath(target),
+    )
+    check_destination(ckpt, dst, force)
+    try:
+        plan = make_plan(profile, ckpt, target_info, drop_unused)
+    except Refusal as refusal:
+        report.status = "refused"
+        report.refusal = {"code": refusal.code, "reason": refusal.reason}
+        return report
+    report.changes = plan.changes()
+    report.notes = plan.notes
+    report.expected = [f.to_dict() for f in plan.expected]
+    report.suggestion = plan.suggestion
+    if plan.empty:
+        report.status = "nothing-to-do"
+        return report
+    if dry_run:
+        return report
+    tmp, report.side_files = stage(ckpt, plan, dst)
+    try:
+        report.verification = verify(
+            ckpt, tmp, plan, engine, None if target is None else os.fspath(target), threads
+        )
+    except BaseException:
+        discard(tmp)
+        raise
+    if not report.verification["ok"]:
+        discard(tmp)
+        report.status = "unverified"
+        return report
+    commit(tmp, dst)
+    _relocate(report.verification, os.fspath(tmp), os.fspath(dst))
+    report.status = "fixed"
+    return report
+
+
+def _relocate(verification: dict, staged: str, final: str) -> None:
+    """Findings from the verification name files in the staging directory, now renamed to DST."""
+    for key in ("errors", "expected"):
+        for finding in verification["validate"][key]:
+            if isinstance(finding.get("file"), str) and finding["file"].startswith(staged):
+                finding["file"] = final + finding["file"][len(staged) :]

@@ -1,0 +1,173 @@
+"""Writing a planned `fix`: shard by shard into a temp directory beside DST (same file names, so
+the shard layout is kept), a fresh index, the rewritten config.json, side files copied byte for
+byte; every file and the directory fsynced; then one rename. A failure or an interrupt leaves no
+DST (only, after a kill, a `.<name>.fix-tmp-*` directory that the next run removes)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from eagle3_inspect.commands.fix.plan import Plan
+from eagle3_inspect.errors import InvalidArgumentError
+from eagle3_inspect.reader.checkpoint import Checkpoint
+from eagle3_inspect.reader.writer import owned_tensor, sync_dir, write_safetensors
+
+INDEX = "model.safetensors.index.json"
+TMP_TAG = ".fix-tmp-"
+
+
+def check_destination(src: Checkpoint, dst: Path, force: bool) -> None:
+    """Refuses a DST that exists (without `force`) or that overlaps SRC in either direction."""
+    root = Path(src.root).resolve()
+    target = dst.resolve()
+    if target == root or root in target.parents or target in root.parents:
+        raise InvalidArgumentError(f"{dst} overlaps the source checkpoint {src.root}")
+    if (dst.exists() or dst.is_symlink()) and not force:
+        raise FileExistsError(f"{dst} already exists (pass --force to replace it)")
+    if not dst.parent.is_dir():
+        raise FileNotFoundError(f"{dst.parent}: no such directory")
+
+
+def _fsync_file(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _remove_stale(dst: Path) -> None:
+    for old in dst.parent.glob(f".{dst.name}{TMP_TAG}*"):
+        if old.is_dir() and not old.is_symlink():
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def _shards(src: Checkpoint, plan: Plan) -> dict[str, list[tuple[str, str, str]]]:
+    files: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
+    for old, new in sorted(plan.names.items()):
+        info = src.tensors[old]
+        if old == "d2t" and plan.d2t is not None:
+            continue
+        files[Path(info.file).name].append((new, info.file, old))
+    return files
+
+
+def _owned(src: Checkpoint, plan: Plan) -> tuple[str | None, list[Any]]:
+    owned = []
+    if plan.d2t is not None:
+        dtype = {"I32": np.int32}.get(src.tensors["d2t"].dtype, np.int64)
+        owned.append(owned_tensor(plan.names["d2t"], plan.d2t.astype(dtype)))
+    if plan.t2d is not None:
+        owned.append(owned_tensor("t2d", plan.t2d))
+    home = src.tensors["d2t"].file if "d2t" in src.tensors else None
+    return (Path(home).name if home else None), owned
+
+
+def _write_shards(src: Checkpoint, plan: Plan, tmp: Path) -> dict[str, str]:
+    """Writes every shard into `tmp`; returns the weight map (DST name -> file name)."""
+    files = _shards(src, plan)
+    home, owned = _owned(src, plan)
+    if owned:
+        home = home or (sorted(files)[0] if files else "model.safetensors")
+        files.setdefault(home, [])
+    metadata = {Path(f.path).name: f.metadata for f in src.files}
+    weight_map: dict[str, str] = {}
+    for name, copied in sorted(files.items()):
+        extra = owned if name == home else []
+        write_safetensors(tmp / name, copied, extra, metadata.get(name))
+        weight_map |= {c[0]: name for c in copied} | {o[0]: name for o in extra}
+    return weight_map
+
+
+def _write_json(path: Path, data: Any) -> None:
+    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    _fsync_file(path)
+
+
+def _write_index(src: Checkpoint, tmp: Path, weight_map: dict[str, str]) -> None:
+    total = sum(os.path.getsize(tmp / f) for f in set(weight_map.values()))
+    index = {"metadata": {"total_size": total}, "weight_map": dict(sorted(weight_map.items()))}
+    if src.index_path:
+        try:
+            old = json.loads(Path(src.index_path).read_text(encoding="utf-8"))
+            index["metadata"] = {**(old.get("metadata") or {}), **index["metadata"]}
+        except (OSError, ValueError, AttributeError):
+            pass
+    _write_json(tmp / INDEX, index)
+
+
+def _copy_side_files(src: Checkpoint, tmp: Path, written: set[str]) -> list[str]:
+    root = Path(src.root)
+    if not root.is_dir() or Path(src.path).is_file():
+        return []
+    skip = written | {INDEX, "config.json"} | {Path(f.path).name for f in src.files}
+    copied = []
+    for entry in sorted(root.iterdir()):
+        if entry.name in skip or entry.name.startswith("."):
+            continue
+        if entry.is_file():
+            shutil.copy2(entry, tmp / entry.name)
+            _fsync_file(tmp / entry.name)
+        elif entry.is_dir():
+            shutil.copytree(entry, tmp / entry.name)
+        else:
+            continue
+        copied.append(entry.name)
+    return copied
+
+
+def stage(src: Checkpoint, plan: Plan, dst: Path) -> tuple[Path, list[str]]:
+    """Writes the fixed drafter into a fresh temp directory beside `dst` (every file fsynced);
+    returns it and the side files copied. On failure nothing is left behind."""
+    _remove_stale(dst)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{dst.name}{TMP_TAG}", dir=dst.parent))
+    try:
+        weight_map = _write_shards(src, plan, tmp)
+        if src.index_path or len(set(weight_map.values())) > 1:
+            _write_index(src, tmp, weight_map)
+        if plan.config is not None:
+            if any(plan.config_changes.values()) or not src.config_path:
+                _write_json(tmp / "config.json", plan.config)
+            else:
+                shutil.copy2(src.config_path, tmp / "config.json")
+                _fsync_file(tmp / "config.json")
+        side = _copy_side_files(src, tmp, set(weight_map.values()))
+        sync_dir(tmp)
+    except BaseException:
+        discard(tmp)
+        raise
+    return tmp, side
+
+
+def discard(tmp: Path) -> None:
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def commit(tmp: Path, dst: Path) -> None:
+    """Renames the verified `tmp` to `dst` (an existing `dst`, allowed by --force, is moved
+    aside first and removed only after the rename succeeded)."""
+    trash = None
+    try:
+        if dst.exists() or dst.is_symlink():
+            trash = dst.parent / f".{dst.name}{TMP_TAG}old-{os.getpid()}"
+            os.rename(dst, trash)
+        os.rename(tmp, dst)
+        sync_dir(dst.parent)
+    except BaseException:
+        discard(tmp)
+        if trash is not None and not dst.exists():
+            os.rename(trash, dst)
+        raise
+    if trash is not None:
+        if trash.is_dir() and not trash.is_symlink():
+            shutil.rmtree(trash, ignore_errors=True)
+        else:
+            trash.unlink()

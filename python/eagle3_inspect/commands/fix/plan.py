@@ -1,0 +1,216 @@
+"""Planning a `fix`: from SRC and one engine profile to the exact list of changes (renames, drops,
+d2t re-encoding, a generated t2d, config edits), or a refusal naming the finding that no
+conversion can make right without guessing. Nothing is written here.
+
+Every candidate (key dialect x config style) is run through `simulate` (validate's own checks);
+the one with the fewest errors, then warnings, then changes wins.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from eagle3_inspect.commands.diff.config import key_path_diff
+from eagle3_inspect.commands.fix.config import (
+    Refusal,
+    aux_ids_for,
+    pick_architecture,
+    place_aux_ids,
+    set_path,
+    to_hf_style,
+    to_speculators_style,
+)
+from eagle3_inspect.commands.fix.names import DIALECTS, rename_all
+from eagle3_inspect.commands.fix.simulate import UNFIXABLE, errors, score, simulate
+from eagle3_inspect.commands.fix.vocab import generate_t2d, needs_t2d, offsets_d2t, t2d_info
+from eagle3_inspect.findings import Finding, Severity
+from eagle3_inspect.reader.checkpoint import Checkpoint
+from eagle3_inspect.reader.draft_config import read_draft_config
+from eagle3_inspect.reader.target import TargetInfo
+from eagle3_inspect.reader.tensorinfo import TensorInfo
+from eagle3_inspect.rules.en.capture import first_capturing_version
+from eagle3_inspect.rules.en.conditions import draft_num_layers, holds
+from eagle3_inspect.rules.en.configcheck import _intent, check_architecture
+from eagle3_inspect.rules.en.profile import EngineProfile
+
+DROPPED_CODES = {"EN001", "EN013"}
+
+
+@dataclass
+class Plan:
+    """What `fix` will write. `names` maps every kept source tensor to its DST name."""
+
+    engine: str
+    names: dict[str, str]
+    dropped: list[str]
+    config: dict[str, Any] | None
+    config_changes: dict[str, dict[str, Any]]
+    d2t: np.ndarray | None = None
+    t2d: np.ndarray | None = None
+    notes: list[str] = field(default_factory=list)
+    expected: list[Finding] = field(default_factory=list)
+    suggestion: str | None = None
+
+    @property
+    def renames(self) -> dict[str, str]:
+        return {a: b for a, b in self.names.items() if a != b}
+
+    @property
+    def empty(self) -> bool:
+        return not (
+            self.renames
+            or self.dropped
+            or any(self.config_changes.values())
+            or self.d2t is not None
+            or self.t2d is not None
+        )
+
+    def changes(self) -> list[dict[str, Any]]:
+        """Each planned change as one JSON object (`kind` plus its details)."""
+        out: list[dict[str, Any]] = [
+            {"kind": "rename", "from": a, "to": b} for a, b in sorted(self.renames.items())
+        ]
+        out += [{"kind": "drop", "tensor": name} for name in self.dropped]
+        if self.d2t is not None:
+            out.append({"kind": "d2t", "detail": "absolute target ids -> offsets"})
+        if self.t2d is not None:
+            out.append({"kind": "t2d", "detail": f"generated from d2t ({self.t2d.size} entries)"})
+        diff = self.config_changes
+        out += [
+            {"kind": "config", "op": "add", "key": k, "to": v}
+            for k, v in diff.get("added", {}).items()
+        ]
+        out += [
+            {"kind": "config", "op": "remove", "key": k, "from": v}
+            for k, v in diff.get("removed", {}).items()
+        ]
+        out += [
+            {"kind": "config", "op": "change", "key": k, "from": v[0], "to": v[1]}
+            for k, v in diff.get("changed", {}).items()
+        ]
+        return out
+
+
+def _config_for(
+    profile: EngineProfile,
+    source: dict[str, Any],
+    style: str,
+    names: set[str],
+    target: TargetInfo | None,
+    d2t_len: int | None,
+) -> dict[str, Any]:
+    draft = read_draft_config(source)
+    target_arch = target.architectures[0] if target and target.architectures else None
+    verifier = list(target.architectures) if target else []
+    config = (
+        to_speculators_style(source, verifier) if style == "speculators" else to_hf_style(source)
+    )
+    ids, _ = aux_ids_for(profile, draft, target_arch)
+    if ids is not None and (profile.aux_layer_ids or profile.aux_layer_runners):
+        place_aux_ids(profile, config, ids)
+    if d2t_len is not None and config.get("draft_vocab_size") is None:
+        config["draft_vocab_size"] = d2t_len
+    if check_architecture(profile, config):
+        arch = pick_architecture(profile, config)
+        if arch is not None:
+            config["architectures"] = [arch]
+    for rule in profile.norm_flags:
+        intent = _intent(rule.name, source, names)
+        if rule.read and intent is not None and holds(config, rule.when):
+            set_path(config, rule.read[0], intent[0])
+    return config
+
+
+def _candidates(
+    profile: EngineProfile, ckpt: Checkpoint, target: TargetInfo | None, d2t_len: int | None
+):
+    source = ckpt.config or {}
+    layers = draft_num_layers(source)
+    # Ties go to the engine's own format (speculators loads its own), else to the source's.
+    native = "speculators" if "speculators_model_type" in source else "hf"
+    first = "speculators" if profile.engine == "speculators" else native
+    styles = [first, "hf" if first == "speculators" else "speculators"]
+    for style_rank, style in enumerate(styles):
+        config = (
+            _config_for(profile, source, style, set(ckpt.tensors), target, d2t_len)
+            if ckpt.config
+            else None
+        )
+        for dialect, prefix in DIALECTS:
+            names = rename_all(sorted(ckpt.tensors), dialect, prefix, layers)
+            if names is not None:
+                yield config, names, style_rank
+
+
+def _infos(ckpt: Checkpoint, names: dict[str, str], extra: dict[str, TensorInfo]):
+    out = {new: replace(ckpt.tensors[old], name=new) for old, new in names.items()}
+    return out | extra
+
+
+def make_plan(
+    profile: EngineProfile,
+    ckpt: Checkpoint,
+    target: TargetInfo | None = None,
+    drop_unused: bool = False,
+) -> Plan:
+    """The plan for serving `ckpt` with `profile`, or `Refusal`."""
+    bad = [f for f in ckpt.findings if f.severity is Severity.ERROR]
+    if bad:
+        raise Refusal(bad[0].code, bad[0].message)
+    d2t, d2t_note = offsets_d2t(ckpt, target)
+    d2t_len = int(ckpt.tensors["d2t"].shape[0]) if "d2t" in ckpt.tensors else None
+    best = None
+    for config, names, style_rank in _candidates(profile, ckpt, target, d2t_len):
+        extra: dict[str, TensorInfo] = {}
+        found = simulate(profile, _infos(ckpt, names, extra), config, target)
+        t2d = None
+        draft = read_draft_config(config)
+        if needs_t2d(found) and d2t_len and draft.vocab_size and "t2d" not in ckpt.tensors:
+            extra = {"t2d": t2d_info(int(draft.vocab_size))}
+            found = simulate(profile, _infos(ckpt, names, extra), config, target)
+            t2d = int(draft.vocab_size)
+        changed = sum(a != b for a, b in names.items())
+        key = (*score(found), changed, style_rank)
+        if best is None or key < best[0]:
+            best = (key, config, names, found, t2d, extra)
+    assert best is not None
+    _, config, names, found, t2d_size, extra = best
+    dropped: list[str] = []
+    if drop_unused:
+        back = {new: old for old, new in names.items()}
+        unused = {f.tensor for f in found if f.code in DROPPED_CODES and f.tensor}
+        unused |= {n for n in back if any(re.search(p, n) for p in profile.skipped)}
+        dropped = sorted(back[n] for n in unused if n in back)
+        names = {a: b for a, b in names.items() if a not in dropped}
+        found = simulate(profile, _infos(ckpt, names, extra), config, target)
+    blocking = [f for f in errors(found) if f.code not in UNFIXABLE]
+    if blocking:
+        raise Refusal(blocking[0].code, blocking[0].message)
+    plan = Plan(
+        engine=profile.label,
+        names=names,
+        dropped=dropped,
+        config=config,
+        config_changes=key_path_diff(ckpt.config, config) if ckpt.config else {},
+        d2t=d2t if "d2t" in names else None,
+        expected=[f for f in errors(found) if f.code in UNFIXABLE],
+    )
+    if d2t_note and plan.d2t is not None:
+        plan.notes.append(d2t_note)
+    if t2d_size is not None:
+        plan.t2d = generate_t2d(ckpt, d2t, t2d_size)
+    plan.suggestion = _suggest(profile, target, plan.expected)
+    return plan
+
+
+def _suggest(profile: EngineProfile, target: TargetInfo | None, expected: list[Finding]):
+    if not expected or target is None or not target.architectures:
+        return None
+    since = first_capturing_version(profile, target.architectures[0])
+    if since is None:
+        return f"no scanned {profile.engine} version captures aux states from this target"
+    return f"serve with {profile.engine}@{since} or newer (then run fix for that version)"

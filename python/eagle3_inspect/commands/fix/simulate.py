@@ -1,0 +1,49 @@
+"""What `validate` would say about a drafter that does not exist yet: the planned tensor names and
+config run through the same E3, target and EN checks, so `fix` plans from validate's knowledge
+instead of a second copy of it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from eagle3_inspect.commands.validate import SUPERSEDED_BY_ENGINES as SUPERSEDED
+from eagle3_inspect.findings import Finding, Severity
+from eagle3_inspect.layout import detect_layout
+from eagle3_inspect.reader.draft_config import read_draft_config
+from eagle3_inspect.reader.target import TargetInfo
+from eagle3_inspect.reader.tensorinfo import TensorInfo
+from eagle3_inspect.rules.e3 import check_architecture
+from eagle3_inspect.rules.e3.target import check_target
+from eagle3_inspect.rules.en import check_all
+from eagle3_inspect.rules.en.profile import EngineProfile
+
+# Findings no conversion of the drafter can fix: the target class cannot capture aux states.
+UNFIXABLE = {"EN006"}
+
+
+def simulate(
+    profile: EngineProfile,
+    tensors: Mapping[str, TensorInfo],
+    config: dict[str, Any] | None,
+    target: TargetInfo | None,
+) -> list[Finding]:
+    """The E3, target and EN findings validate would report for these names and this config."""
+    layout = detect_layout(tensors, config)
+    found = check_architecture(tensors, config, layout)
+    if target is not None:
+        found += check_target(layout, read_draft_config(config), target)
+    found += check_all(profile, tensors, config, target)
+    return [f for f in found if f.code not in SUPERSEDED]
+
+
+def errors(findings: list[Finding]) -> list[Finding]:
+    return [f for f in findings if f.severity is Severity.ERROR]
+
+
+def score(findings: list[Finding]) -> tuple[int, int]:
+    """(errors, warnings): lower is a drafter the engine loads more faithfully."""
+    return (
+        len(errors(findings)),
+        sum(1 for f in findings if f.severity is Severity.WARNING),
+    )
