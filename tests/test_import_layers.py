@@ -21,6 +21,7 @@ LAYERS = {
     "_native": 0,
     "errors": 1,
     "findings": 1,
+    "html": 1,
     "registry": 1,
     "reader": 2,
     "synthetic": 2,
