@@ -124,7 +124,7 @@ def vocab_view(vocab: VocabMapping | None, *, plots: bool) -> Markup:
             ("why", vocab.reason or "-"),
             ("draft vocab (Vd)", vocab.vd if vocab.vd is not None else "unknown"),
             ("target vocab (Vt)", vocab.vt if vocab.vt is not None else "unknown"),
-            ("sorted", "unknown" if vocab.sorted is None else vocab.sorted),
+            ("sorted", {None: "unknown", True: "yes", False: "no"}[vocab.sorted]),
         ]
     )
     if vocab.target_ids is None:
@@ -135,4 +135,7 @@ def vocab_view(vocab: VocabMapping | None, *, plots: bool) -> Markup:
         f"Each draft token id and the target token id the checkpoint maps it to "
         f"(d2t read as {vocab.encoding})."
     )
-    return join([facts, d2t_plot(vocab.target_ids.tolist(), vocab.vt, caption)])
+    ids = vocab.target_ids.tolist()
+    # Every engine reads d2t as offsets: an absolute d2t sends draft id i to i + d2t[i].
+    misread = [t + i for i, t in enumerate(ids)] if vocab.encoding == "absolute" else None
+    return join([facts, d2t_plot(ids, vocab.vt, caption, misread)])
