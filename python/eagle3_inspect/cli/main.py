@@ -51,7 +51,28 @@ def emit_json(data: dict[str, Any]) -> None:
     click.echo(json.dumps(data, indent=2, allow_nan=False, default=str))
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class OneLineUsageErrors(click.Group):
+    """The command group, with every usage error (unknown option, missing argument, bad value, in
+    any command) as one line on stderr and exit 2; click's own is four lines."""
+
+    def main(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
+        kwargs["standalone_mode"] = False
+        try:
+            code = super().main(*args, **kwargs)
+        except getattr(click.exceptions, "NoArgsIsHelpError", ()) as exc:
+            exc.show()  # bare `eagle3-inspect`: the help text is the point
+            sys.exit(EXIT_CANNOT_RUN)
+        except click.ClickException as exc:
+            ctx = getattr(exc, "ctx", None)
+            where = f"{ctx.command_path}: " if ctx is not None else ""
+            fail(where + " ".join(exc.format_message().split()))
+        except click.Abort:
+            click.echo("eagle3-inspect: interrupted", err=True)
+            sys.exit(130)
+        sys.exit(code if isinstance(code, int) else EXIT_CLEAN)
+
+
+@click.group(cls=OneLineUsageErrors, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="eagle3-inspect")
 def main() -> None:
     """Inspect, validate and diff safetensors checkpoints, with EAGLE-3 drafter rules."""

@@ -102,7 +102,7 @@ def validate(
     from eagle3_inspect.rules.en import check_all, resolve_engines
 
     ckpt = path if isinstance(path, Checkpoint) else Checkpoint(path)
-    profiles = resolve_engines(engine) if engine else []
+    profiles = resolve_engines(engine) if engine is not None else []
     target_info = load_target(target) if target is not None else None
     layout = detect_layout(ckpt.tensors, ckpt.config)
     draft_config = read_draft_config(ckpt.config)

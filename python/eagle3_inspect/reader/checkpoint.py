@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from eagle3_inspect._native import NativeCheckpoint, changed_tensors
+from eagle3_inspect._native import NativeCheckpoint, TensorUnreadableError, changed_tensors
 from eagle3_inspect.findings import Finding, Severity
 from eagle3_inspect.reader.numpy_dtypes import PACKED, numpy_dtype, unpack_codes
 from eagle3_inspect.reader.stats import ProgressCallback, TensorStats, compute_stats
@@ -119,10 +119,17 @@ class Checkpoint:
         buffer = self._native.buffer(name)  # raises TensorNotFoundError / TensorUnreadableError
         assert info is not None
         dtype = numpy_dtype(info.dtype)
-        if info.dtype in PACKED:
-            raw = np.frombuffer(buffer, dtype=np.uint8)
-            return unpack_codes(info.dtype, raw, info.numel).view(dtype).reshape(info.shape)
-        return np.frombuffer(buffer, dtype=dtype).reshape(info.shape)
+        try:
+            if info.dtype in PACKED:
+                raw = np.frombuffer(buffer, dtype=np.uint8)
+                return unpack_codes(info.dtype, raw, info.numel).view(dtype).reshape(info.shape)
+            return np.frombuffer(buffer, dtype=dtype).reshape(info.shape)
+        except ValueError as exc:
+            # Legal in the format, beyond numpy: a dimension over 2**63-1 or more than 64 of them.
+            raise TensorUnreadableError(
+                f"tensor {name!r} in {info.file}: shape {list(info.shape)} cannot be a numpy "
+                f"array ({exc})"
+            ) from exc
 
     def stats(
         self,
