@@ -47,7 +47,19 @@ class Checkpoint:
         self.metadata: dict[str, str] = self._native.metadata
         self.tensors: dict[str, TensorInfo] = {}
         self.unreadable: set[str] = set()
-        for name, dtype, shape, nbytes, file, offset, readable in self._native.tensors:
+        table = self._native.tensors  # a dict of columns, one row per tensor
+        rows = zip(
+            table["name"],
+            table["dtype"],
+            table["shape"],
+            table["nbytes"],
+            table["file"],
+            table["offset"],
+            table["readable"],
+            strict=True,
+        )
+        del table
+        for name, dtype, shape, nbytes, file, offset, readable in rows:
             if shape is None or nbytes is None:
                 self.unreadable.add(name)
                 continue
@@ -63,7 +75,7 @@ class Checkpoint:
         found = self._native.config
         if found is None:
             return
-        self.config_path, text = found
+        self.config_path, text = found["path"], found["text"]
         try:
             config = json.loads(text)
         except ValueError as exc:
