@@ -150,9 +150,11 @@ def _json_changes(report: DiffReport) -> Markup:
     for label, block in (("config", report.config), ("metadata", report.metadata)):
         for kind in ("added", "removed", "changed"):
             for path, value in (block.get(kind) or {}).items():
-                rows.append([label, kind, path, json.dumps(value, ensure_ascii=False)])
+                rows.append([label, kind, path, json.dumps(value, ensure_ascii=False, default=str)])
     if report.vocab:
-        rows.append(["d2t", "compared", "", json.dumps(report.vocab, ensure_ascii=False)])
+        rows.append(
+            ["d2t", "compared", "", json.dumps(report.vocab, ensure_ascii=False, default=str)]
+        )
     if not rows:
         return note("No config or metadata change.")
     return table(("where", "change", "key", "value"), rows, class_="json")
