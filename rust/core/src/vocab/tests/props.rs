@@ -1,9 +1,9 @@
 //! Property tests: random valid selections round-trip through both encodings, and arbitrary
 //! bytes, dtypes and shapes never panic.
 
-use super::codes::*;
 use super::fixtures::*;
-use super::{compare_mappings, Certainty, Encoding};
+use crate::vocab::codes::*;
+use crate::vocab::{compare_mappings, Certainty, Encoding};
 use crate::Dtype;
 use proptest::prelude::*;
 use proptest::sample::subsequence;

@@ -1,9 +1,9 @@
 //! Model-based property test: on random small `d2t`/`t2d` pairs, the findings agree with a naive
 //! re-statement of each rule (hash sets and loops, no shared helpers).
 
-use super::codes::*;
 use super::fixtures::*;
-use super::{Certainty, Encoding};
+use crate::vocab::codes::*;
+use crate::vocab::{Certainty, Encoding};
 use proptest::prelude::*;
 use std::collections::BTreeSet;
 

@@ -1,6 +1,8 @@
 //! Tests of `compare_pairs`: a direct reference computation, thread and chunk invariance, the
 //! non-finite rules, cross-dtype and shape cases, and property tests for panics and invariants.
 
+mod fused;
+
 use super::*;
 use crate::elements::decode_f64;
 use crate::{AtomicProgress, Dtype, Error, NoProgress};

@@ -2,7 +2,7 @@
 //! safetensors buffer and read back give the same analysis as the in-memory fixtures.
 
 use super::fixtures::*;
-use super::{analyze_vocab, RawTensor, VocabInputs};
+use crate::vocab::{analyze_vocab, RawTensor, VocabInputs};
 use crate::Dtype;
 use safetensors::tensor::{serialize, SafeTensors, TensorView};
 

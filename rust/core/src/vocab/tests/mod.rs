@@ -1,10 +1,18 @@
 //! Unit tests of `analyze_vocab` and `compare_mappings`: every VM code fires on its fault and
 //! stays quiet on correct sorted (EAGLE/SpecForge) and frequency-ordered (Model-Optimizer) maps.
+//! Topic suites live beside this file: `model` (the model-based property tests), `props`,
+//! `buffers` (real safetensors buffers), `t2d`; `fixtures` holds the shared tensors and runner.
+
+mod buffers;
+pub(super) mod fixtures;
+mod model;
+mod props;
+mod t2d;
 
 use super::codes::*;
-use super::fixtures::*;
 use super::{Certainty, Encoding};
 use crate::{Dtype, Severity};
+use fixtures::*;
 
 #[test]
 fn sorted_mapping_with_t2d_is_quiet() {

@@ -1,8 +1,8 @@
 //! Unit tests of the `t2d` and vocabulary-size codes (VM014 to VM022).
 
-use super::codes::*;
 use super::fixtures::*;
-use super::Certainty;
+use crate::vocab::codes::*;
+use crate::vocab::Certainty;
 use crate::{Dtype, Severity};
 
 #[test]

@@ -1,6 +1,6 @@
 //! Test fixtures: owned tensors, realistic mappings in each producer's layout, and a runner.
 
-use super::{analyze_vocab, RawTensor, VocabAnalysis, VocabInputs};
+use crate::vocab::{analyze_vocab, RawTensor, VocabAnalysis, VocabInputs};
 use crate::{Dtype, Severity};
 
 /// A tensor that owns its bytes; `raw()` borrows it as the analysis input.

@@ -2,9 +2,9 @@
 //! generic decode-then-compare kernel, on data rich in near-ties, tolerance edges and
 //! non-finite values, across block boundaries and odd tails.
 
-use super::accum::Acc;
-use super::kernel::{compare_chunk, compare_chunk_generic, Scratch, BLOCK_ELEMS};
-use super::tolerance::default_tolerance;
+use crate::diff::accum::Acc;
+use crate::diff::kernel::{compare_chunk, compare_chunk_generic, Scratch, BLOCK_ELEMS};
+use crate::diff::tolerance::default_tolerance;
 use crate::elements::cpu::{with_level, Level};
 use crate::Dtype;
 use proptest::prelude::*;
