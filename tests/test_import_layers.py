@@ -1,7 +1,8 @@
 """The package's import graph: acyclic, and every import runs down the layers.
 
 face (cli, the top-level API) -> commands (scan, validate, diff) -> rules -> layout (the drafter
-architecture) -> reader (Checkpoint, stats, vocab, configs) -> base (findings, errors, registry)
+architecture) -> reader (Checkpoint, stats, vocab, configs) -> base (findings, errors, registry,
+html: the HTML pieces)
 -> _native. `synthetic` (test and demo data) sits beside the reader and needs only the base.
 Every import counts: module level, inside functions and under `if TYPE_CHECKING:`.
 """
@@ -21,6 +22,7 @@ LAYERS = {
     "_native": 0,
     "errors": 1,
     "findings": 1,
+    "html": 1,
     "registry": 1,
     "reader": 2,
     "synthetic": 2,

@@ -48,6 +48,13 @@ class ScanReport:
             **count_by_severity(self.findings),
         }
 
+    def _repr_html_(self) -> str:
+        """The notebook view: the HTML report's body."""
+        from eagle3_inspect.commands.views.scan import scan_view
+        from eagle3_inspect.html.page import fragment
+
+        return fragment(scan_view(self))
+
     def to_dict(self) -> dict[str, Any]:
         ckpt = self.checkpoint
         tensors = []

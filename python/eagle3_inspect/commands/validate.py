@@ -49,6 +49,14 @@ class Report:
         """No finding at or above `fail_on`."""
         return all(f.severity.rank < self.fail_on.rank for f in self.findings)
 
+    def _repr_html_(self) -> str:
+        """The notebook view: the HTML report's body (the d2t plot when matplotlib is there)."""
+        from eagle3_inspect.commands.views.validate import validate_view
+        from eagle3_inspect.html.page import fragment
+        from eagle3_inspect.html.plots import plots_available
+
+        return fragment(validate_view(self, plots=plots_available()))
+
     def to_dict(self) -> dict[str, Any]:
         layout = self.layout.to_dict()
         return {

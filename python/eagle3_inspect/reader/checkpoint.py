@@ -15,6 +15,7 @@ from eagle3_inspect.findings import Finding, Severity
 from eagle3_inspect.reader.numpy_dtypes import PACKED, numpy_dtype, unpack_codes
 from eagle3_inspect.reader.stats import ProgressCallback, TensorStats, compute_stats
 from eagle3_inspect.reader.tensorinfo import TensorInfo
+from eagle3_inspect.reader.view import checkpoint_view
 from eagle3_inspect.reader.vocab import VocabMapping, analyze, default_vocab_sizes
 from eagle3_inspect.registry import finding, from_native
 
@@ -103,6 +104,11 @@ class Checkpoint:
 
     def __repr__(self) -> str:
         return f"Checkpoint({self.path!r}, files={len(self.files)}, tensors={len(self.tensors)})"
+
+    def _repr_html_(self) -> str:
+        """The notebook view: summary, findings and the first tensors."""
+        tensors = list(self.tensors.values())
+        return checkpoint_view(self.path, len(self.files), tensors, self.metadata, self.findings)
 
     def __contains__(self, name: object) -> bool:
         return name in self.tensors

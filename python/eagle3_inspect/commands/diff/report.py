@@ -157,6 +157,14 @@ class DiffReport:
             return "equivalent (within tolerance, or renamed only)"
         return "different"
 
+    def _repr_html_(self) -> str:
+        """The notebook view: the HTML report's body (the chart when matplotlib is there)."""
+        from eagle3_inspect.commands.views.diff import diff_view
+        from eagle3_inspect.html.page import fragment
+        from eagle3_inspect.html.plots import plots_available
+
+        return fragment(diff_view(self, plots=plots_available()))
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "schema": SCHEMA,
