@@ -1,0 +1,87 @@
+"""Printing a report in the chosen format: `full` through the rich renderers (imported only
+then), `json`, and the line formats `concise`, `github` and `jsonl` without rich, and `html`
+through the optional HTML renderer."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import click
+
+from eagle3_inspect.cli.formats import html_renderer
+from eagle3_inspect.cli.render.concise import concise_line, summary_line
+from eagle3_inspect.cli.render.github import github_line
+from eagle3_inspect.cli.render.records import Record, finding_records
+
+
+def echo(text: str) -> None:
+    """One line on stdout; lone surrogates (undecodable path bytes) go out as the original bytes."""
+    click.echo(text.encode("utf-8", "surrogateescape"))
+
+
+def emit_json(data: dict[str, Any]) -> None:
+    click.echo(json.dumps(data, indent=2, allow_nan=False, default=str))
+
+
+def emit_records(records: list[Record], fmt: str, summary: str | None) -> None:
+    """`concise`: a line per record and the summary; `github`: an annotation per record and the
+    summary as plain log text; `jsonl`: a JSON object per record and nothing else."""
+    for r in records:
+        if fmt == "jsonl":
+            click.echo(json.dumps(r.data, allow_nan=False, default=str))
+        else:
+            echo(github_line(r) if fmt == "github" else concise_line(r))
+    if summary is not None and fmt != "jsonl":
+        echo(summary)
+
+
+def _records(kind: str, report: Any) -> tuple[list[Record], str]:
+    if kind == "scan":
+        s = report.summary()
+        verdict = "errors found" if s["errors"] else "no errors"
+        return finding_records(report.findings, report.checkpoint.path), summary_line(s, verdict)
+    if kind == "validate":
+        verdict = "PASS" if report.ok else "FAIL"
+        line = summary_line(report.summary, verdict)
+        return finding_records(report.findings, report.path), (
+            f"{line} (failing on {report.fail_on.value} and above)"
+        )
+    from eagle3_inspect.cli.render.diff_records import diff_records, diff_summary
+
+    return diff_records(report), diff_summary(report)
+
+
+def _render_full(kind: str, report: Any) -> None:
+    from eagle3_inspect.cli.render.common import stdout_console
+
+    console = stdout_console()
+    if kind == "scan":
+        from eagle3_inspect.cli.render.scan import render_scan
+
+        render_scan(report, console)
+    elif kind == "validate":
+        from eagle3_inspect.cli.render.validate import render_validate
+
+        render_validate(report, console)
+    else:
+        from eagle3_inspect.cli.render.diff import render_diff
+
+        render_diff(report, console)
+
+
+def emit_report(kind: str, report: Any, fmt: str, html_file: str | None = None) -> None:
+    """Prints `report` (a scan, validate or diff report) as `fmt`; with `html_file`, also writes
+    the HTML report there."""
+    if html_file is not None:
+        with open(html_file, "w", encoding="utf-8") as out:
+            out.write(html_renderer()(report))
+    if fmt == "json":
+        emit_json(report.to_dict())
+    elif fmt == "full":
+        _render_full(kind, report)
+    elif fmt == "html":
+        click.echo(html_renderer()(report))
+    else:
+        records, summary = _records(kind, report)
+        emit_records(records, fmt, summary)
