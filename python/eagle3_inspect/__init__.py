@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from eagle3_inspect import errors
 from eagle3_inspect._native import VERSION as __version__
 
 if TYPE_CHECKING:
@@ -45,7 +46,13 @@ _LAZY = {
 def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
-        raise AttributeError(f"module 'eagle3_inspect' has no attribute {name!r}")
+        # Subpackages (eagle3_inspect.reader, ...) stay reachable as attributes, as before.
+        try:
+            return importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{name}":
+                raise
+            raise AttributeError(f"module 'eagle3_inspect' has no attribute {name!r}") from None
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value  # later lookups skip this function
     return value
@@ -66,6 +73,7 @@ __all__ = [
     "TensorInfo",
     "__version__",
     "diff",
+    "errors",
     "open",
     "require_servable",
     "scan",

@@ -122,7 +122,9 @@ def rules(code: str | None, output_format: str | None, as_json: bool) -> int:
     from eagle3_inspect.registry import all_rules, rule
 
     # One rule's explanation is a page to read (like `ruff rule`): full text unless asked otherwise.
-    fmt = resolve_format(output_format or ("full" if code else None), as_json)
+    fmt = resolve_format(output_format, as_json)
+    if code is not None and output_format is None and not as_json:
+        fmt = "full"
     if fmt == "html":
         raise FormatError("--format html is offered by scan, validate and diff, not rules")
     if code is None:

@@ -21,7 +21,13 @@ def print_table(console: Console, table: Table) -> None:
     """Prints `table` at least as wide as its minimum width: identifier columns are `no_wrap`, so
     names and codes are never cut; message columns wrap only at spaces. On a narrow console the
     lines get longer than the console instead (a terminal soft-wraps them; logs keep them)."""
-    needed = Measurement.get(console, console.options.update(width=1 << 20), table).minimum
+    options = console.options.update(width=1 << 20)
+    for column in table.columns:
+        if column.no_wrap:  # rich would still shrink it with an ellipsis when space runs out
+            cells = [column.header, *column.cells]
+            widest = max(Measurement.get(console, options, c).maximum for c in cells)
+            column.min_width = max(column.min_width or 0, widest)
+    needed = Measurement.get(console, options, table).minimum
     width = console.width
     console.width = max(width, needed)
     try:
