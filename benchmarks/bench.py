@@ -2,7 +2,7 @@
 numpy baseline, on one generated drafter-sized checkpoint, plus a 200+ GB sparse checkpoint.
 
     python benchmarks/bench.py [--data DIR] [--size full|small] [--keep] [--sparse-stats]
-                               [--repeats N] [--json FILE]
+                               [--repeats N] [--many-tensors N] [--json FILE]
     python benchmarks/bench.py --startup [--repeats N] [--json FILE]   (CLI start-up only)
 
 See benchmarks/README.md for what each number means.
@@ -22,6 +22,7 @@ import numpy as np
 
 import bench_data
 import eagle3_inspect
+import many_tensors
 from drafter_bench import measure_drafter
 from sparse_bench import measure_sparse
 from timing import Row, format_table, ratio_vs, uptime
@@ -36,6 +37,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--threads", default="1,2", help="thread counts to measure (1,2)")
     p.add_argument("--sparse-gb", type=float, default=200.0, help="sparse checkpoint size, GB")
     p.add_argument("--sparse-stats", action="store_true", help="run stats over the sparse file")
+    p.add_argument(
+        "--many-tensors",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also time scan/validate/scan --stats on a header of N tiny tensors (1000000)\n"
+        "against safetensors.safe_open + keys (see many_tensors.py)",
+    )
     p.add_argument("--json", type=Path, help="also write the numbers as JSON to this file")
     p.add_argument(
         "--startup", action="store_true", help="only the CLI start-up times (startup.py)"
@@ -114,6 +123,9 @@ def main(argv: list[str] | None = None) -> int:
         for r in rows
     ]
     report["targets"] = targets(by_key, report)
+    if args.many_tensors:
+        print()
+        report["many_tensors"] = many_tensors.run(args.many_tensors, args.data, args.keep)
     if args.json:
         args.json.write_text(json.dumps(report, indent=2, default=str) + "\n")
     return 0

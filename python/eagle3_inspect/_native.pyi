@@ -1,5 +1,8 @@
 """Type stubs for the PyO3 extension `eagle3_inspect._native` (rust/python). Hand-written: keep in
-step with rust/python/src/*.rs. Callers should prefer the Python API in `eagle3_inspect`."""
+step with rust/python/src/*.rs. Callers should prefer the Python API in `eagle3_inspect`.
+
+One marshalling style (rust/python/src/convert.rs): every function returns plain Python values,
+records as dicts with string keys; a per-tensor table is a dict of columns."""
 
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -32,18 +35,17 @@ class NativeCheckpoint:
     @property
     def index_path(self) -> str | None: ...
     @property
-    def config(self) -> tuple[str, str] | None:
-        """(path, text) of config.json beside the weights."""
+    def config(self) -> dict[str, str] | None:
+        """{"path", "text"} of config.json beside the weights."""
 
     @property
     def files(self) -> list[dict[str, Any]]:
         """path, bytes, tensors, header_bytes, data_offset, metadata per file."""
 
     @property
-    def tensors(
-        self,
-    ) -> list[tuple[str, str, list[int] | None, int | None, str, int, bool]]:
-        """(name, dtype, shape, nbytes, file, absolute offset, readable), in name order."""
+    def tensors(self) -> dict[str, list[Any]]:
+        """Columns name, dtype, shape (list[int] | None), nbytes (int | None), file, offset
+        (absolute), readable: row i of each is tensor i, in name order."""
 
     @property
     def findings(self) -> list[dict[str, Any]]:
@@ -68,8 +70,8 @@ def vocab_mapping(
     target_vocab: int | None = None,
     d2t: str = "d2t",
     t2d: str = "t2d",
-) -> str:
-    """The d2t/t2d analysis as JSON text."""
+) -> dict[str, Any]:
+    """The d2t/t2d analysis."""
 
 def compare_vocab(
     a: NativeCheckpoint,
@@ -79,8 +81,8 @@ def compare_vocab(
     vocab_b: tuple[int | None, int | None] = (None, None),
     names_a: tuple[str, str] = ("d2t", "t2d"),
     names_b: tuple[str, str] = ("d2t", "t2d"),
-) -> str:
-    """{"a", "b", "comparison"} as JSON text."""
+) -> dict[str, Any]:
+    """{"a", "b", "comparison"}."""
 
 def diff_pairs(
     a: NativeCheckpoint,

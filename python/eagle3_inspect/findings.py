@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 
@@ -22,7 +22,7 @@ class Severity(str, enum.Enum):
 _RANK = {Severity.INFO: 0, Severity.WARNING: 1, Severity.ERROR: 2}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Finding:
     """One problem or observation with a stable code (see `eagle3-inspect rules`)."""
 
@@ -37,7 +37,9 @@ class Finding:
     engine: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
+        # Field by field, not dataclasses.asdict: that deep-copies, and reports hold a finding per
+        # tensor of a million-tensor checkpoint.
+        data = {name: getattr(self, name) for name in _FIELDS}
         data["severity"] = self.severity.value
         return data
 
@@ -46,6 +48,9 @@ class Finding:
         fields = {k: data.get(k) for k in cls.__dataclass_fields__}
         fields["severity"] = Severity(data["severity"])
         return cls(**fields)
+
+
+_FIELDS = tuple(f.name for f in fields(Finding))
 
 
 def count_by_severity(findings: list[Finding]) -> dict[str, int]:

@@ -3,6 +3,8 @@ need escaping; GitHub's escaping rules exactly."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from eagle3_inspect.cli.render.concise import concise_line
@@ -39,7 +41,7 @@ def test_escaping_follows_github():
 
 def test_offset_engine_and_config_key_are_kept():
     f = finding("ST015", "data ends early", tensor="fc.weight")
-    f = type(f)(**{**f.__dict__, "offset": 4096, "engine": "vllm@0.20"})
+    f = dataclasses.replace(f, offset=4096, engine="vllm@0.20")
     line = concise_line(finding_record(f, "/x"))
     assert line.endswith("[at byte 4096]") and "(vllm@0.20)" in line
     g = finding("E3001", "missing key", config_key="eagle_config.eagle_aux_hidden_state_layer_ids")

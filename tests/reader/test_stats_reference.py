@@ -73,6 +73,13 @@ def all_bit_patterns(np_dtype) -> np.ndarray:
     return arr
 
 
+def ldexp_or_inf(x: float, k: int) -> float:
+    try:
+        return math.ldexp(x, k)
+    except OverflowError:
+        return math.inf
+
+
 def reference(array: np.ndarray) -> dict:
     with np.errstate(invalid="ignore"):
         x = np.asarray(array).astype(np.float64).reshape(-1)
@@ -85,15 +92,19 @@ def reference(array: np.ndarray) -> dict:
         "zeros": int((x == 0).sum()),
     }
     if finite.size:
-        mean = math.fsum(finite) / finite.size
-        dev = finite - mean
+        # Sums over values scaled by a power of two (exact) so squares near float64's limits
+        # neither overflow nor underflow; only a norm beyond the range comes out inf.
+        k = math.frexp(float(np.abs(finite).max()))[1]
+        scaled = np.ldexp(finite, -k)
+        mean = math.fsum(scaled) / finite.size
+        dev = scaled - mean
         out.update(
             min=finite.min(),
             max=finite.max(),
             abs_max=np.abs(finite).max(),
-            mean=mean,
-            std=math.sqrt(math.fsum(dev * dev) / finite.size),
-            l2=math.sqrt(math.fsum(finite * finite)),
+            mean=math.ldexp(mean, k),
+            std=ldexp_or_inf(math.sqrt(math.fsum(dev * dev) / finite.size), k),
+            l2=ldexp_or_inf(math.sqrt(math.fsum(scaled * scaled)), k),
             scale=float(np.abs(finite).mean()),
         )
     else:

@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from eagle3_inspect import __version__
-from eagle3_inspect.cli.emit import echo, emit_json, emit_report
+from eagle3_inspect.cli.emit import echo, emit_json, emit_report, encode_record
 from eagle3_inspect.cli.formats import FormatError, format_options, html_renderer, resolve_format
 from eagle3_inspect.errors import InspectError
 from eagle3_inspect.reader.stats import MAX_THREADS
@@ -67,7 +67,28 @@ def progress_for(label: str, fmt: str) -> contextlib.AbstractContextManager[Any]
     return progress_bar(label)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class OneLineUsageErrors(click.Group):
+    """The command group, with every usage error (unknown option, missing argument, bad value, in
+    any command) as one line on stderr and exit 2; click's own is four lines."""
+
+    def main(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
+        kwargs["standalone_mode"] = False
+        try:
+            code = super().main(*args, **kwargs)
+        except getattr(click.exceptions, "NoArgsIsHelpError", ()) as exc:
+            exc.show()  # bare `eagle3-inspect`: the help text is the point
+            sys.exit(EXIT_CANNOT_RUN)
+        except click.ClickException as exc:
+            ctx = getattr(exc, "ctx", None)
+            where = f"{ctx.command_path}: " if ctx is not None else ""
+            fail(where + " ".join(exc.format_message().split()))
+        except click.Abort:
+            click.echo("eagle3-inspect: interrupted", err=True)
+            sys.exit(130)
+        sys.exit(code if isinstance(code, int) else EXIT_CLEAN)
+
+
+@click.group(cls=OneLineUsageErrors, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="eagle3-inspect")
 def main() -> None:
     """Inspect, validate and diff safetensors checkpoints, with EAGLE-3 drafter rules."""
@@ -117,8 +138,6 @@ def rules(code: str | None, output_format: str | None, as_json: bool) -> int:
 
     concise and github print one line per rule (CODE [severity] summary); jsonl one rule per
     line; html is offered by scan, validate and diff only. CODE alone prints the full text."""
-    import json
-
     from eagle3_inspect.registry import all_rules, rule
 
     # One rule's explanation is a page to read (like `ruff rule`): full text unless asked otherwise.
@@ -141,7 +160,7 @@ def rules(code: str | None, output_format: str | None, as_json: bool) -> int:
             emit_json(chosen[0].to_dict())
     elif fmt == "jsonl":
         for r in chosen:
-            click.echo(json.dumps({"schema": "eagle3-inspect/rule/1", **r.to_dict()}))
+            click.echo(encode_record({"schema": "eagle3-inspect/rule/1", **r.to_dict()}))
     elif fmt in ("concise", "github"):
         for r in chosen:
             echo(f"{r.code} [{r.severity.value}] {r.summary}")

@@ -93,7 +93,7 @@ def validate(
     `target` a target model directory, config.json or index (headers and config only)."""
     ckpt = path if isinstance(path, Checkpoint) else Checkpoint(path)
     profiles = []
-    if engine:
+    if engine is not None:
         # Engine profiles (TOML data) are loaded only when asked for: a faster plain validate.
         from eagle3_inspect.rules.en import check_all, resolve_engines
 

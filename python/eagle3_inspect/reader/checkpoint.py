@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from eagle3_inspect._native import NativeCheckpoint, changed_tensors
+from eagle3_inspect._native import NativeCheckpoint, TensorUnreadableError, changed_tensors
 from eagle3_inspect.findings import Finding, Severity
 from eagle3_inspect.reader.stats import ProgressCallback, TensorStats, compute_stats
 from eagle3_inspect.reader.tensorinfo import TensorInfo
@@ -46,7 +46,19 @@ class Checkpoint:
         self.metadata: dict[str, str] = self._native.metadata
         self.tensors: dict[str, TensorInfo] = {}
         self.unreadable: set[str] = set()
-        for name, dtype, shape, nbytes, file, offset, readable in self._native.tensors:
+        table = self._native.tensors  # a dict of columns, one row per tensor
+        rows = zip(
+            table["name"],
+            table["dtype"],
+            table["shape"],
+            table["nbytes"],
+            table["file"],
+            table["offset"],
+            table["readable"],
+            strict=True,
+        )
+        del table
+        for name, dtype, shape, nbytes, file, offset, readable in rows:
             if shape is None or nbytes is None:
                 self.unreadable.add(name)
                 continue
@@ -62,7 +74,7 @@ class Checkpoint:
         found = self._native.config
         if found is None:
             return
-        self.config_path, text = found
+        self.config_path, text = found["path"], found["text"]
         try:
             config = json.loads(text)
         except ValueError as exc:
@@ -118,10 +130,17 @@ class Checkpoint:
         buffer = self._native.buffer(name)  # raises TensorNotFoundError / TensorUnreadableError
         assert info is not None
         dtype = numpy_dtype(info.dtype)
-        if info.dtype in PACKED:
-            raw = np.frombuffer(buffer, dtype=np.uint8)
-            return unpack_codes(info.dtype, raw, info.numel).view(dtype).reshape(info.shape)
-        return np.frombuffer(buffer, dtype=dtype).reshape(info.shape)
+        try:
+            if info.dtype in PACKED:
+                raw = np.frombuffer(buffer, dtype=np.uint8)
+                return unpack_codes(info.dtype, raw, info.numel).view(dtype).reshape(info.shape)
+            return np.frombuffer(buffer, dtype=dtype).reshape(info.shape)
+        except ValueError as exc:
+            # Legal in the format, beyond numpy: a dimension over 2**63-1 or more than 64 of them.
+            raise TensorUnreadableError(
+                f"tensor {name!r} in {info.file}: shape {list(info.shape)} cannot be a numpy "
+                f"array ({exc})"
+            ) from exc
 
     def stats(
         self,

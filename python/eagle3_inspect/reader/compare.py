@@ -4,7 +4,6 @@ consumers of `_native` results, so a change in how the binding returns data stay
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -35,10 +34,9 @@ def vocab_analysis(
     ckpt: Checkpoint, vocab: tuple[int | None, int | None], names: tuple[str, str]
 ) -> dict[str, Any]:
     """The d2t/t2d analysis with explicit (Vd, Vt) and (d2t, t2d) tensor names."""
-    text = _native.vocab_mapping(
+    return _native.vocab_mapping(
         ckpt._native, draft_vocab=vocab[0], target_vocab=vocab[1], d2t=names[0], t2d=names[1]
     )
-    return json.loads(text)
 
 
 def vocab_comparison(
@@ -48,7 +46,6 @@ def vocab_comparison(
     names: tuple[tuple[str, str], tuple[str, str]],
 ) -> dict[str, Any]:
     """Both sides' analyses and whether they map and select the same target tokens."""
-    text = _native.compare_vocab(
+    return _native.compare_vocab(
         a._native, b._native, vocab_a=vocab[0], vocab_b=vocab[1], names_a=names[0], names_b=names[1]
     )
-    return json.loads(text)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from eagle3_inspect import _native
@@ -28,8 +29,20 @@ JSON_FIELDS = (
     "l2",
 )
 
+# How a float statistic whose true value is outside f64's range appears in JSON (which has no
+# Infinity/NaN): as one of these strings. Only `l2` can get there (mean and std of finite values
+# are always finite); the Python attributes keep the float.
+NON_FINITE_JSON = {math.inf: "inf", -math.inf: "-inf"}
 
-@dataclass(frozen=True)
+
+def json_float(value: Any) -> Any:
+    """`value` as valid JSON: non-finite floats become "inf", "-inf" or "nan"."""
+    if not isinstance(value, float) or math.isfinite(value):
+        return value
+    return "nan" if math.isnan(value) else NON_FINITE_JSON[value]
+
+
+@dataclass(frozen=True, slots=True)
 class TensorStats:
     """Statistics of one tensor, computed in one fused pass over its bytes.
 
@@ -58,10 +71,23 @@ class TensorStats:
     hash: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        ordered = {k: data.pop(k) for k in JSON_FIELDS}
-        ordered.update({k: v for k, v in data.items() if v is not None and k != "dtype"})
+        # Field by field, not dataclasses.asdict (a deep copy): a report may hold millions.
+        ordered = {k: getattr(self, k) for k in JSON_FIELDS}
+        for k in _FLOAT_FIELDS:
+            v = ordered[k]
+            if v is not None and not -math.inf < v < math.inf:
+                ordered[k] = json_float(v)
+        for k in _EXTRA_FIELDS:
+            v = getattr(self, k)
+            if v is not None:
+                ordered[k] = v
         return ordered
+
+
+_FLOAT_FIELDS = ("min", "max", "mean", "std", "abs_max", "l2")
+_EXTRA_FIELDS = tuple(
+    f.name for f in fields(TensorStats) if f.name not in JSON_FIELDS and f.name != "dtype"
+)
 
 
 def compute_stats(

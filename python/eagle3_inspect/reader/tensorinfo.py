@@ -8,7 +8,7 @@ from typing import Any
 from eagle3_inspect.reader.dtypes import FLOAT_DTYPES
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TensorInfo:
     """Name, dtype, shape and where the bytes live (absolute `offset` into `file`)."""
 

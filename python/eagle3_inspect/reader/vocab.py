@@ -7,7 +7,6 @@ checkpoint actually stores it, how certain that verdict is, and what is wrong wi
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -92,5 +91,5 @@ def analyze(
     native: _native.NativeCheckpoint, draft_vocab: int | None, target_vocab: int | None
 ) -> VocabMapping:
     """The native d2t/t2d analysis of an open checkpoint for the given Vd and Vt."""
-    text = _native.vocab_mapping(native, draft_vocab=draft_vocab, target_vocab=target_vocab)
-    return mapping_from_json(json.loads(text))
+    data = _native.vocab_mapping(native, draft_vocab=draft_vocab, target_vocab=target_vocab)
+    return mapping_from_json(data)

@@ -8,7 +8,7 @@
 use crate::Severity;
 
 /// The ST (safetensors file format) codes the header reader emits.
-pub const ST_CODES: [(&str, Severity); 21] = [
+pub const ST_CODES: [(&str, Severity); 23] = [
     ("ST001", Severity::Error),
     ("ST002", Severity::Error),
     ("ST003", Severity::Error),
@@ -30,6 +30,8 @@ pub const ST_CODES: [(&str, Severity); 21] = [
     ("ST019", Severity::Info),
     ("ST020", Severity::Info),
     ("ST021", Severity::Warning),
+    ("ST022", Severity::Error),
+    ("ST023", Severity::Error),
 ];
 
 /// The IX (index, file set and config) codes the checkpoint resolver emits.
@@ -120,6 +122,6 @@ mod tests {
                 assert_eq!(*code, format!("{prefix}{:03}", i + 1));
             }
         }
-        assert_eq!(emitted_codes().len(), 21 + 11 + 22);
+        assert_eq!(emitted_codes().len(), 23 + 11 + 22);
     }
 }

@@ -2,26 +2,15 @@
 //! zero-copy tensor buffers). The Python `eagle3_inspect.Checkpoint` wraps it.
 
 use crate::buffer::TensorBuffer;
-use crate::convert::{finding_dict, path_str};
+use crate::convert::{finding_dict, path_str, Record};
 use crate::errors::NativeResult;
 use eagle3_inspect_core::Checkpoint;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyDict, PyList, PyString};
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::Arc;
-
-/// One row of `NativeCheckpoint.tensors`: name, dtype, shape, nbytes, file, offset, readable.
-type TensorRow = (
-    String,
-    String,
-    Option<Vec<u64>>,
-    Option<u64>,
-    OsString,
-    u64,
-    bool,
-);
 
 /// An opened checkpoint.
 #[pyclass(frozen, module = "eagle3_inspect._native", name = "NativeCheckpoint")]
@@ -58,11 +47,19 @@ impl NativeCheckpoint {
         self.inner.file_set.index.as_deref().map(path_str)
     }
 
-    /// `config.json` beside the weights: `(path, text)`, or None.
+    /// `config.json` beside the weights: `{"path", "text"}`, or None.
     #[getter]
-    fn config(&self) -> Option<(OsString, String)> {
-        let path = self.inner.file_set.config.as_deref()?;
-        Some((path_str(path), self.inner.config_text.clone()?))
+    fn config<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let (Some(path), Some(text)) = (&self.inner.file_set.config, &self.inner.config_text)
+        else {
+            return Ok(None);
+        };
+        Ok(Some(
+            Record::new(py)
+                .set("path", path_str(path))?
+                .set("text", text)?
+                .dict,
+        ))
     }
 
     /// One dict per opened file: path, bytes, tensors, header_bytes, data_offset, metadata.
@@ -70,49 +67,67 @@ impl NativeCheckpoint {
     fn files<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let list = PyList::empty(py);
         for shard in &self.inner.shards {
-            let dict = PyDict::new(py);
-            dict.set_item("path", path_str(&shard.path))?;
-            dict.set_item("bytes", shard.file_len)?;
-            dict.set_item(
-                "tensors",
-                shard.header.as_ref().map_or(0, |h| h.tensors.len()),
-            )?;
-            dict.set_item("header_bytes", shard.header.as_ref().map(|h| h.header_len))?;
-            dict.set_item("data_offset", shard.data_start())?;
-            dict.set_item(
-                "metadata",
-                shard.header.as_ref().and_then(|h| h.metadata.clone()),
-            )?;
-            list.append(dict)?;
+            let header = shard.header.as_ref();
+            let record = Record::new(py)
+                .set("path", path_str(&shard.path))?
+                .set("bytes", shard.file_len)?
+                .set("tensors", header.map_or(0, |h| h.tensors.len()))?
+                .set("header_bytes", header.map(|h| h.header_len))?
+                .set("data_offset", shard.data_start())?
+                .set("metadata", header.and_then(|h| h.metadata.clone()))?;
+            list.append(record.dict)?;
         }
         Ok(list)
     }
 
-    /// Logical tensors in name order: `(name, dtype, shape, nbytes, file, offset, readable)`.
-    /// `dtype` is the header spelling (unknown dtypes as written); `shape`/`nbytes` may be None
-    /// for invalid entries.
+    /// Logical tensors in name order, as a dict of columns (one list per field, row i of each
+    /// is tensor i): name, dtype, shape, nbytes, file, offset, readable. `dtype` is the header
+    /// spelling (unknown dtypes as written); `shape`/`nbytes` may be None for invalid entries.
+    /// Columns, not a record per tensor: a million-tensor header crosses in a fraction of the
+    /// time and memory, and each file path and dtype is one shared string.
     #[getter]
-    fn tensors(&self) -> Vec<TensorRow> {
-        self.inner
-            .tensors
-            .keys()
-            .filter_map(|name| {
-                let (shard, entry) = self.inner.entry(name)?;
-                let offset = shard
+    fn tensors<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let ckpt = &*self.inner;
+        // Lossless file names (surrogateescape for non-UTF-8 bytes), one shared string per file.
+        let mut files: Vec<Bound<'py, PyString>> = Vec::with_capacity(ckpt.shards.len());
+        for shard in &ckpt.shards {
+            files.push(path_str(&shard.path).into_pyobject(py)?);
+        }
+        let n = ckpt.tensors.len();
+        let (mut names, mut dtypes, mut shapes) = (vec![], vec![], vec![]);
+        let (mut nbytes, mut file, mut offsets, mut readable) = (vec![], vec![], vec![], vec![]);
+        for v in [&mut names, &mut dtypes, &mut shapes, &mut nbytes, &mut file] {
+            v.reserve(n);
+        }
+        for (name, loc) in &ckpt.tensors {
+            let Some(shard) = ckpt.shards.get(loc.shard) else {
+                continue;
+            };
+            let Some(entry) = shard.header.as_ref().and_then(|h| h.tensors.get(loc.entry)) else {
+                continue;
+            };
+            names.push(PyString::new(py, name).into_any());
+            dtypes.push(PyString::intern(py, &entry.dtype_name).into_any());
+            shapes.push(entry.shape.as_deref().into_pyobject(py)?.into_any());
+            nbytes.push(entry.nbytes().into_pyobject(py)?.into_any());
+            file.push(files[loc.shard].clone().into_any());
+            offsets.push(
+                shard
                     .data_start()
                     .unwrap_or(0)
-                    .saturating_add(entry.range.map_or(0, |r| r.0));
-                Some((
-                    name.clone(),
-                    entry.dtype_name.clone(),
-                    entry.shape.clone(),
-                    entry.nbytes(),
-                    path_str(&shard.path),
-                    offset,
-                    entry.readable,
-                ))
-            })
-            .collect()
+                    .saturating_add(entry.range.map_or(0, |r| r.0)),
+            );
+            readable.push(entry.readable);
+        }
+        Ok(Record::new(py)
+            .set("name", PyList::new(py, names)?)?
+            .set("dtype", PyList::new(py, dtypes)?)?
+            .set("shape", PyList::new(py, shapes)?)?
+            .set("nbytes", PyList::new(py, nbytes)?)?
+            .set("file", PyList::new(py, file)?)?
+            .set("offset", PyList::new(py, offsets)?)?
+            .set("readable", PyList::new(py, readable)?)?
+            .dict)
     }
 
     /// Every ST and IX finding, as dicts.

@@ -3,6 +3,7 @@
 //! progress and Ctrl-C.
 
 use crate::checkpoint::NativeCheckpoint;
+use crate::convert::Record;
 use crate::errors::NativeError;
 use crate::progress::run_with_progress;
 use eagle3_inspect_core::diff::{self, DiffOptions, PairDiff, PairSide, PairTask};
@@ -21,21 +22,21 @@ fn pair_side<'a>(ckpt: &'a Checkpoint, name: &str) -> Result<PairSide<'a>, Nativ
 }
 
 fn diff_dict<'py>(py: Python<'py>, d: &PairDiff) -> PyResult<Bound<'py, PyDict>> {
-    let out = PyDict::new(py);
-    out.set_item("status", d.status.name())?;
-    out.set_item("bytes_equal", d.bytes_equal)?;
-    out.set_item("numel", d.numel)?;
-    out.set_item("rtol", d.rtol)?;
-    out.set_item("atol", d.atol)?;
-    out.set_item("max_abs", d.max_abs)?;
-    out.set_item("max_abs_index", d.max_abs_index)?;
-    out.set_item("max_abs_at", d.max_abs_at.clone())?;
-    out.set_item("mean_abs", d.mean_abs)?;
-    out.set_item("rel_l2", d.rel_l2)?;
-    out.set_item("cosine", d.cosine)?;
-    out.set_item("mismatched", d.mismatched)?;
-    out.set_item("nonfinite_mismatched", d.nonfinite_mismatched)?;
-    Ok(out)
+    Ok(Record::new(py)
+        .set("status", d.status.name())?
+        .set("bytes_equal", d.bytes_equal)?
+        .set("numel", d.numel)?
+        .set("rtol", d.rtol)?
+        .set("atol", d.atol)?
+        .set("max_abs", d.max_abs)?
+        .set("max_abs_index", d.max_abs_index)?
+        .set("max_abs_at", d.max_abs_at.clone())?
+        .set("mean_abs", d.mean_abs)?
+        .set("rel_l2", d.rel_l2)?
+        .set("cosine", d.cosine)?
+        .set("mismatched", d.mismatched)?
+        .set("nonfinite_mismatched", d.nonfinite_mismatched)?
+        .dict)
 }
 
 /// Compares tensor `name_a` of `a` with `name_b` of `b` for each `(name_a, name_b)` in `pairs`:

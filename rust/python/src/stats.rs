@@ -2,6 +2,7 @@
 //! progress and Ctrl-C.
 
 use crate::checkpoint::NativeCheckpoint;
+use crate::convert::Record;
 use crate::errors::NativeError;
 use crate::progress::run_with_progress;
 use eagle3_inspect_core::stats::{compute_stats, StatsOptions, StatsTask, TensorStats};
@@ -10,26 +11,26 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 fn stats_dict<'py>(py: Python<'py>, s: &TensorStats) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    d.set_item("dtype", s.dtype.name())?;
-    d.set_item("numel", s.numel)?;
-    d.set_item("nan", s.nan)?;
-    d.set_item("posinf", s.posinf)?;
-    d.set_item("neginf", s.neginf)?;
-    d.set_item("zeros", s.zeros)?;
-    d.set_item("finite", s.finite)?;
-    d.set_item("min", s.min)?;
-    d.set_item("max", s.max)?;
-    d.set_item("mean", s.mean)?;
-    d.set_item("std", s.std)?;
-    d.set_item("abs_max", s.abs_max)?;
-    d.set_item("l2", s.l2)?;
-    d.set_item("int_min", s.int_min)?;
-    d.set_item("int_max", s.int_max)?;
-    d.set_item("int_sum", s.int_sum)?;
-    d.set_item("true_count", s.true_count)?;
-    d.set_item("hash", s.hash.map(|h| format!("{h:032x}")))?;
-    Ok(d)
+    Ok(Record::new(py)
+        .set("dtype", s.dtype.name())?
+        .set("numel", s.numel)?
+        .set("nan", s.nan)?
+        .set("posinf", s.posinf)?
+        .set("neginf", s.neginf)?
+        .set("zeros", s.zeros)?
+        .set("finite", s.finite)?
+        .set("min", s.min)?
+        .set("max", s.max)?
+        .set("mean", s.mean)?
+        .set("std", s.std)?
+        .set("abs_max", s.abs_max)?
+        .set("l2", s.l2)?
+        .set("int_min", s.int_min)?
+        .set("int_max", s.int_max)?
+        .set("int_sum", s.int_sum)?
+        .set("true_count", s.true_count)?
+        .set("hash", s.hash.map(|h| format!("{h:032x}")))?
+        .dict)
 }
 
 /// Statistics of the named readable tensors (all readable ones when `names` is None):

@@ -1,7 +1,8 @@
 //! d2t/t2d analysis bindings: `vocab_mapping` for one checkpoint and `compare_vocab` for two.
-//! Results cross as JSON text (the core types are `Serialize`), parsed on the Python side.
+//! Results cross as plain dicts, converted from the core types' `Serialize` form.
 
 use crate::checkpoint::NativeCheckpoint;
+use crate::convert::json_value;
 use crate::errors::NativeError;
 use eagle3_inspect_core::vocab::{
     analyze_vocab, compare_mappings, RawTensor, VocabAnalysis, VocabInputs,
@@ -35,49 +36,51 @@ fn analyze(
     })
 }
 
-fn to_json<T: serde::Serialize>(value: &T) -> Result<String, NativeError> {
-    serde_json::to_string(value).map_err(|e| {
+fn to_value<T: serde::Serialize>(value: &T) -> Result<serde_json::Value, NativeError> {
+    serde_json::to_value(value).map_err(|e| {
         NativeError(Error::InvalidArgument(format!(
             "cannot serialise analysis: {e}"
         )))
     })
 }
 
-/// The vocab-mapping analysis of one checkpoint, as JSON text.
+/// The vocab-mapping analysis of one checkpoint, as a dict.
 #[pyfunction]
 #[pyo3(signature = (checkpoint, *, draft_vocab=None, target_vocab=None, d2t="d2t", t2d="t2d"))]
-pub fn vocab_mapping(
-    py: Python<'_>,
+pub fn vocab_mapping<'py>(
+    py: Python<'py>,
     checkpoint: &NativeCheckpoint,
     draft_vocab: Option<u64>,
     target_vocab: Option<u64>,
     d2t: &str,
     t2d: &str,
-) -> PyResult<String> {
+) -> PyResult<Bound<'py, PyAny>> {
     let ckpt = &*checkpoint.inner;
-    Ok(py.detach(|| to_json(&analyze(ckpt, draft_vocab, target_vocab, d2t, t2d)))?)
+    let value = py.detach(|| to_value(&analyze(ckpt, draft_vocab, target_vocab, d2t, t2d)))?;
+    json_value(py, &value)
 }
 
-/// Both analyses and their mapping comparison, as JSON text `{"a", "b", "comparison"}`.
+/// Both analyses and their mapping comparison, as a dict `{"a", "b", "comparison"}`.
 /// `vocab_a`/`vocab_b` are `(draft_vocab, target_vocab)` and `names_a`/`names_b` the `(d2t, t2d)`
 /// tensor names of each side.
 #[pyfunction]
 #[pyo3(signature = (a, b, *, vocab_a=(None, None), vocab_b=(None, None), names_a=("d2t".to_owned(), "t2d".to_owned()), names_b=("d2t".to_owned(), "t2d".to_owned())))]
 #[allow(clippy::too_many_arguments)]
-pub fn compare_vocab(
-    py: Python<'_>,
+pub fn compare_vocab<'py>(
+    py: Python<'py>,
     a: &NativeCheckpoint,
     b: &NativeCheckpoint,
     vocab_a: (Option<u64>, Option<u64>),
     vocab_b: (Option<u64>, Option<u64>),
     names_a: (String, String),
     names_b: (String, String),
-) -> PyResult<String> {
+) -> PyResult<Bound<'py, PyAny>> {
     let (ca, cb) = (&*a.inner, &*b.inner);
-    Ok(py.detach(|| {
+    let value = py.detach(|| {
         let left = analyze(ca, vocab_a.0, vocab_a.1, &names_a.0, &names_a.1);
         let right = analyze(cb, vocab_b.0, vocab_b.1, &names_b.0, &names_b.1);
         let comparison = compare_mappings(&left, &right);
-        to_json(&serde_json::json!({"a": left, "b": right, "comparison": comparison}))
-    })?)
+        to_value(&serde_json::json!({"a": left, "b": right, "comparison": comparison}))
+    })?;
+    json_value(py, &value)
 }

@@ -14,6 +14,7 @@ import sys
 from importlib import resources
 from typing import Any
 
+from eagle3_inspect.errors import InvalidArgumentError
 from eagle3_inspect.rules.en.profile import CaptureEntry, EngineProfile, ProfileError
 from eagle3_inspect.rules.en.schema import parse_profile
 from eagle3_inspect.rules.en.versions import Version, in_range, parse_version, try_parse_version
@@ -103,11 +104,15 @@ def _capture_for(profile: EngineProfile, version: Version | None) -> CaptureEntr
 
 
 def _resolve_one(spec: str) -> EngineProfile:
-    name, _, version_text = spec.strip().partition("@")
+    name, at, version_text = spec.strip().partition("@")
     name = name.strip().lower()
+    if at and not version_text.strip():
+        raise InvalidArgumentError(f"engine spec {spec.strip()!r} has '@' but no version")
     candidates = [p for p in load_profiles() if p.engine == name]
     if not candidates:
-        raise ValueError(f"unknown engine {name!r}; known engines: {', '.join(engines())}, all")
+        raise InvalidArgumentError(
+            f"unknown engine {name!r}; known engines: {', '.join(engines())}, all"
+        )
     if not version_text:
         newest = candidates[-1]
         version = try_parse_version(newest.version)
@@ -115,25 +120,28 @@ def _resolve_one(spec: str) -> EngineProfile:
     try:
         version = parse_version(version_text)
     except ValueError as exc:
-        raise ValueError(f"bad engine version in {spec!r}: {exc}") from exc
+        raise InvalidArgumentError(f"bad engine version in {spec!r}: {exc}") from exc
     for profile in candidates:
         if in_range(version, profile.min_version, profile.max_version):
             return dataclasses.replace(
                 profile, version=version_text.strip(), capture=_capture_for(profile, version)
             )
     ranges = ", ".join(f"{p.range_text()} ({p.path})" for p in candidates)
-    raise ValueError(f"no {name} profile covers version {version_text}; profiles: {ranges}")
+    raise InvalidArgumentError(
+        f"no {name} profile covers version {version_text}; profiles: {ranges}"
+    )
 
 
 def resolve_engines(spec: str) -> list[EngineProfile]:
     """Profiles for `"sglang"`, `"sglang@0.5.9"`, `"sglang,vllm@0.33.0"` or `"all"`.
 
-    No version means the newest profile; unknown engines or uncovered versions raise ValueError
+    No version means the newest profile; an empty spec, `NAME@` with no version, unknown engines
+    or uncovered versions raise InvalidArgumentError (a ValueError)
     with the list of what exists.
     """
     parts = [part for part in spec.split(",") if part.strip()]
     if not parts:
-        raise ValueError(f"empty engine spec; known engines: {', '.join(engines())}, all")
+        raise InvalidArgumentError(f"empty engine spec; known engines: {', '.join(engines())}, all")
     resolved: list[EngineProfile] = []
     for part in parts:
         if part.strip().lower() == "all":

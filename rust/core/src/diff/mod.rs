@@ -26,8 +26,6 @@ mod tolerance;
 mod types;
 
 #[cfg(test)]
-mod fused_tests;
-#[cfg(test)]
 mod tests;
 
 pub use engine::compare_pairs;

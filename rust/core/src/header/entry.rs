@@ -10,7 +10,7 @@ use std::path::Path;
 
 const METADATA_KEY: &str = "__metadata__";
 
-/// Interprets every raw entry into `header`, reporting ST008-ST013.
+/// Interprets every raw entry into `header`, reporting ST008-ST013 and ST023.
 pub(super) fn interpret(
     text: &str,
     raw: &RawEntries<'_>,
@@ -22,12 +22,13 @@ pub(super) fn interpret(
         let at = file_offset_of(text, value);
         let parsed: Value = match serde_json::from_str(value.get()) {
             Ok(v) => v,
-            // Unreachable in practice: the whole header already parsed as JSON.
+            // Unreachable: the whole header already decoded in full (see `decode`).
             Err(_) => Value::Null,
         };
         if name == METADATA_KEY {
             header.metadata = metadata(&parsed, path, at, findings);
         } else {
+            super::repeat::report_repeated_fields(text, name, value, path, findings);
             header
                 .tensors
                 .push(tensor_entry(name, &parsed, path, at, findings));

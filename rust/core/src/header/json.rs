@@ -13,7 +13,8 @@ use std::path::Path;
 /// The header's top-level entries in order: `(key, raw JSON value)`.
 pub(super) type RawEntries<'a> = Vec<(String, &'a RawValue)>;
 
-struct Entries<'a>(RawEntries<'a>);
+/// An object's entries in order, duplicates kept (also used for one tensor entry's fields).
+pub(super) struct Entries<'a>(pub(super) RawEntries<'a>);
 
 impl<'de> Deserialize<'de> for Entries<'de> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -53,8 +54,9 @@ pub(super) fn file_offset_of(text: &str, raw: &RawValue) -> u64 {
     8 + at.saturating_sub(start) as u64
 }
 
-/// Parses the header text into its top-level entries, reporting ST005 (not JSON), ST006 (not an
-/// object) and ST007 (duplicate keys).
+/// Parses the header text into its top-level entries, reporting ST005 (not JSON), ST022 (JSON
+/// whose strings, numbers or nesting cannot be decoded), ST006 (not an object) and ST007
+/// (duplicate keys).
 pub(super) fn top_level_entries<'a>(
     text: &'a str,
     path: &Path,
@@ -67,6 +69,19 @@ pub(super) fn top_level_entries<'a>(
                 "ST005",
                 Severity::Error,
                 format!("header is not valid JSON: {err}"),
+            )
+            .file(path)
+            .at(at),
+        );
+        return None;
+    }
+    if let Err(err) = super::decode::decode_fully(text) {
+        let at = 8 + text_offset(text, err.line(), err.column());
+        findings.push(
+            Finding::new(
+                "ST022",
+                Severity::Error,
+                format!("header JSON cannot be decoded: {err}"),
             )
             .file(path)
             .at(at),

@@ -1,13 +1,16 @@
 //! The strict safetensors header reader: parses and validates one file's header and reports
 //! every problem it finds as an `ST` finding instead of stopping at the first.
 //!
-//! Acceptance matches the reference implementation (the `safetensors` crate) with one deliberate
+//! Acceptance matches the reference implementation (the `safetensors` crate, whose typed serde
+//! parse also rejects undecodable JSON, ST022, and repeated entry fields, ST023) with one deliberate
 //! difference: duplicate names, which the format forbids but serde silently collapses, are errors.
 
+mod decode;
 mod entry;
 mod json;
 mod layout;
 mod prefix;
+mod repeat;
 
 use crate::finding::Finding;
 use crate::Dtype;

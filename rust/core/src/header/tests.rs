@@ -143,3 +143,48 @@ fn offsets_point_into_the_file() {
     assert_eq!(f.tensor.as_deref(), Some("a"));
     assert_eq!(f.offset, Some(bytes.len() as u64));
 }
+
+#[test]
+fn json_the_reference_cannot_decode_is_st022_at_the_offending_byte() {
+    for (header, bad) in [
+        (r#"{"__metadata__":{"k":"\ud800"}}"#, r#"\ud800"#),
+        (r#"{"__metadata__":{"k":1e999}}"#, "1e999"),
+        (
+            r#"{"\ud800x":{"dtype":"U8","shape":[0],"data_offsets":[0,0]}}"#,
+            r#"\ud800"#,
+        ),
+    ] {
+        let bytes = file(header, 0);
+        let report = read_header(&bytes, bytes.len() as u64, &PathBuf::from("t.safetensors"));
+        assert_eq!(codes(&bytes), ["ST022"], "{header}");
+        let finding = &report.findings[0];
+        let at = finding.offset.unwrap() as usize;
+        let start = 8 + header.find(bad).unwrap();
+        // serde_json points at (or just past) the offending token.
+        assert!((start..=start + bad.len()).contains(&at), "{header}: {at}");
+        assert!(
+            !finding.message.contains("JSON number"),
+            "{}",
+            finding.message
+        );
+    }
+    let deep = format!(
+        r#"{{"__metadata__":{{"k":{}"v"{}}}}}"#,
+        "[".repeat(200),
+        "]".repeat(200)
+    );
+    assert_eq!(codes(&file(&deep, 0)), ["ST022"]);
+}
+
+#[test]
+fn a_field_repeated_in_a_tensor_entry_is_st023_at_the_repeat() {
+    let header = r#"{"a":{"dtype":"F32","shape":[1],"dtype":"I8","data_offsets":[0,1]}}"#;
+    let bytes = file(header, 1);
+    let report = read_header(&bytes, bytes.len() as u64, &PathBuf::from("t.safetensors"));
+    assert_eq!(codes(&bytes), ["ST023"]);
+    let at = report.findings[0].offset.unwrap() as usize;
+    assert_eq!(&bytes[at..at + 4], br#""I8""#);
+    // Repeating a key the reference does not know is accepted there, and here.
+    let extra = r#"{"a":{"dtype":"U8","x":1,"x":2,"shape":[1],"data_offsets":[0,1]}}"#;
+    assert_eq!(codes(&file(extra, 1)), Vec::<&str>::new());
+}

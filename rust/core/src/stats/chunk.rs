@@ -7,9 +7,8 @@
 //! Block boundaries are fixed relative to the chunk start, and chunks are fixed by element index,
 //! so a chunk's partial depends only on its bytes.
 
-use super::moments::Moments;
 use super::partial::{IntAcc, Partial};
-use super::{histogram, shifted};
+use super::{finite_block, histogram, shifted};
 use crate::elements::{decode_into, le, unit_bytes, unit_elems, values_in};
 use crate::Dtype;
 use xxhash_rust::xxh3::Xxh3;
@@ -95,15 +94,15 @@ fn block_partial(dtype: Dtype, block: &[u8], buf: &mut Vec<f64>) -> Partial {
     let mut p = Partial::EMPTY;
     if dtype == Dtype::C64 {
         c64_magnitudes(buf, &mut p);
-        p.moments = Moments::of_finite(buf);
+        p.moments = finite_block::of_finite(buf);
     } else if dtype.is_int() {
         p.ints = int_block(dtype, block);
-        p.moments = Moments::of_finite(buf);
+        p.moments = finite_block::of_finite(buf);
     } else if dtype == Dtype::Bool {
         p.true_count = block.iter().map(|&b| u64::from(b != 0)).sum();
-        p.moments = Moments::of_finite(buf);
+        p.moments = finite_block::of_finite(buf);
     } else {
-        let (m, [nan, posinf, neginf]) = Moments::of_block(buf);
+        let (m, [nan, posinf, neginf]) = finite_block::of_block(buf);
         p.moments = m;
         (p.nan, p.posinf, p.neginf) = (nan, posinf, neginf);
     }

@@ -170,6 +170,7 @@ fn moments(bins: &[(f64, u64)]) -> Moments {
         // mean0 is already accurate to about an ulp; adding sd/n would only add rounding noise.
         mean: mean0,
         m2: (sdd - sd * sd / nf).max(0.0),
+        m2_exp: 0,
         min: bins.iter().map(|b| b.0).fold(f64::INFINITY, f64::min),
         max: bins.iter().map(|b| b.0).fold(f64::NEG_INFINITY, f64::max),
         zeros: bins.iter().filter(|b| b.0 == 0.0).map(|b| b.1).sum(),

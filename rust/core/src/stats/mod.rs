@@ -25,13 +25,16 @@
 
 mod chunk;
 mod engine;
+mod finite_block;
 mod hash;
 mod histogram;
 pub mod moments;
 #[cfg(target_arch = "x86_64")]
 mod moments_avx2;
 mod partial;
+mod pow2;
 mod shifted;
+mod shifted_acc;
 #[cfg(target_arch = "x86_64")]
 mod shifted_avx2;
 #[cfg(target_arch = "x86_64")]

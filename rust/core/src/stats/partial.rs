@@ -82,10 +82,10 @@ impl Partial {
             min: has.then_some(m.min),
             max: has.then_some(m.max),
             mean: has.then_some(mean),
-            std: has.then(|| (m.m2 / nf).sqrt()),
+            std: has.then(|| m.std()),
             abs_max: has.then(|| m.max.abs().max(m.min.abs())),
             // Σx² = M2 + n·mean²: two non-negative terms, so no cancellation.
-            l2: has.then(|| (m.m2 + nf * m.mean * m.mean).sqrt()),
+            l2: has.then(|| m.l2()),
             int_min: (is_int && has).then_some(self.ints.min),
             int_max: (is_int && has).then_some(self.ints.max),
             int_sum: is_int.then_some(self.ints.sum),

@@ -4,7 +4,7 @@
 //! the portable loop. The loops also prefetch a fixed distance ahead: their accumulator chains
 //! alone keep too few loads in flight to stream from memory.
 
-use super::shifted::Acc;
+use super::shifted_acc::Acc;
 use crate::elements::cpu::{has_avx2_f16c, has_avx2_fma};
 use crate::Dtype;
 use std::arch::x86_64::*;
@@ -143,7 +143,7 @@ unsafe fn run<const KIND: u8>(bytes: &[u8], n: usize, k: f64, acc: &mut Acc) -> 
     }
 }
 
-/// The BF16 loop: min, max and zeros on 16 integer keys per step ([`super::shifted::bf16_key`]),
+/// The BF16 loop: min, max and zeros on 16 integer keys per step ([`super::shifted_acc::bf16_key`]),
 /// which keeps the float ports free for the f64 sums.
 #[target_feature(enable = "avx2,fma")]
 unsafe fn run_bf16(bytes: &[u8], n: usize, k: f64, acc: &mut Acc) -> usize {

@@ -14,7 +14,7 @@
 //! 8 f32 lanes exactly as the AVX2 loop (the order of ±0 ties there must not change). Counting
 //! zeros in 16 lanes instead measured slower.
 
-use super::shifted::{bf16_key, Acc};
+use super::shifted_acc::{bf16_key, Acc};
 use crate::elements::cpu::has_avx512;
 use crate::Dtype;
 use std::arch::x86_64::*;
@@ -298,7 +298,7 @@ mod tests {
                     bits.to_le_bytes()
                 })
                 .collect();
-            let expected = crate::stats::shifted::run_portable(Dtype::Bf16, &bytes, n, 0.5);
+            let expected = crate::stats::shifted_acc::run_portable(Dtype::Bf16, &bytes, n, 0.5);
             let mut got = Acc::NEW;
             if body(Dtype::Bf16, &bytes, n, 0.5, &mut got) == 0 {
                 return; // No AVX-512 here.

@@ -124,8 +124,8 @@ fn effective_ids(analysis: &VocabAnalysis) -> Option<Cow<'_, [i64]>> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::*;
     use super::*;
+    use crate::vocab::tests::fixtures::*;
 
     #[test]
     fn compare_offsets_with_absolute_of_same_selection() {

@@ -19,17 +19,7 @@ mod report;
 mod t2d;
 
 #[cfg(test)]
-mod fixtures;
-#[cfg(test)]
-mod model_tests;
-#[cfg(test)]
-mod proptests;
-#[cfg(test)]
-mod safetensors_tests;
-#[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod tests_t2d;
 
 pub use analyze::{analyze_vocab, VocabAnalysis, VocabInputs};
 pub use compare::{compare_mappings, MappingComparison, SlotDifference};

@@ -109,7 +109,7 @@ fn shifted_vector_and_portable_loops_agree_bitwise() {
             .into_iter()
             .flat_map(|n| [Level::Avx2, Level::Avx512].map(|l| (n, l)))
         {
-            let a = super::shifted::run_portable(dtype, &data, n, 0.25);
+            let a = super::shifted_acc::run_portable(dtype, &data, n, 0.25);
             let b = with_level(level, || {
                 super::shifted::run_dispatched(dtype, &data, n, 0.25)
             });
@@ -119,7 +119,7 @@ fn shifted_vector_and_portable_loops_agree_bitwise() {
 }
 
 /// Asserts two lane accumulators hold the same bits, and that the data had zeros.
-fn assert_same_acc(dtype: Dtype, a: &super::shifted::Acc, b: &super::shifted::Acc) {
+fn assert_same_acc(dtype: Dtype, a: &super::shifted_acc::Acc, b: &super::shifted_acc::Acc) {
     let f32s = |v: [f32; 8]| v.map(f32::to_bits);
     assert_eq!(
         (f32s(a.lo), f32s(a.hi)),

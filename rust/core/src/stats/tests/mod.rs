@@ -6,6 +6,7 @@ mod dtypes;
 mod edge;
 mod invariance;
 mod props;
+mod range;
 
 use super::*;
 use crate::Dtype;

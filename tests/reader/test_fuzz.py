@@ -1,0 +1,55 @@
+"""The header/index fuzzer in the normal test run: the committed corpus replays with no
+disagreement, then a bounded campaign (E3_FUZZ_SECONDS, default 60; E3_FUZZ_SEED, default the
+clock, printed on failure) mutates fresh cases against the reference. Longer runs: scripts/fuzz.py.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from tests.fuzz import campaign, oracle
+
+
+def test_committed_corpus_replays_with_no_disagreement() -> None:
+    files = list(campaign.CORPUS.iterdir())
+    assert len(files) >= 20
+    assert campaign.replay() == []
+
+
+def test_corpus_holds_the_issue_cases_with_the_right_verdicts(tmp_path) -> None:
+    expected = {
+        "seed-meta-lone-surrogate": (False, ("ST022",)),
+        "seed-meta-nesting-200": (False, ("ST022",)),
+        "seed-meta-1e999": (False, ("ST022",)),
+        "seed-entry-nesting-125-loads": (True, ()),
+        "seed-entry-nesting-126-refused": (False, ("ST022",)),
+        "seed-repeated-dtype": (False, ("ST023",)),
+        "seed-repeated-unknown-field-loads": (True, ()),
+        "seed-name-lone-surrogate": (False, ("ST022",)),
+        "seed-duplicate-name": (True, ("ST007", "ST016")),  # the dropped copy overlaps
+    }
+    for name, (accepts, codes) in expected.items():
+        blob = (campaign.CORPUS / f"{name}.safetensors").read_bytes()
+        assert campaign.judge("file", blob, tmp_path) == (oracle.OK, accepts, codes), name
+
+
+def test_bounded_campaign_finds_no_disagreement() -> None:
+    seconds = float(os.environ.get("E3_FUZZ_SECONDS", "60"))
+    seed = int(os.environ.get("E3_FUZZ_SEED", str(int(time.time()))))
+    report = campaign.run(seconds, seed=seed, case_timeout=30.0)
+    assert report.execs > 0
+    assert report.disagreements == 0, (
+        f"seed {seed}: {report.failures[:10]} (reproduce: "
+        f"python scripts/fuzz.py --seconds {seconds:.0f} --seed {seed} --save)"
+    )
+
+
+def test_watchdog_counts_a_crash_and_a_hang_and_carries_on(monkeypatch) -> None:
+    monkeypatch.setenv("E3_FUZZ_INJECT", "crash:3,hang:8")
+    report = campaign.run(25.0, seed=5, case_timeout=4.0)
+    assert (
+        report.outcomes[("file", campaign.CRASH)] + report.outcomes[("index", campaign.CRASH)] == 1
+    )
+    assert report.outcomes[("file", campaign.HANG)] + report.outcomes[("index", campaign.HANG)] == 1
+    assert report.execs > 10, report.execs  # the worker was restarted after each
