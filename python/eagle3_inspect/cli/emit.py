@@ -1,6 +1,6 @@
-"""Printing a report in the chosen format: `full` through the rich renderers (imported only
-then), `json`, and the line formats `concise`, `github` and `jsonl` without rich, and `html`
-through the optional HTML renderer."""
+"""Printing a report (or the rule catalogue) in the chosen format: `full` through the rich
+renderers (imported only then), `json`, the line formats `concise`, `github` and `jsonl` without
+rich, and `html` through the optional HTML renderer."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from eagle3_inspect.cli.formats import html_renderer
 from eagle3_inspect.cli.render.concise import concise_line, summary_line
 from eagle3_inspect.cli.render.github import github_line
 from eagle3_inspect.cli.render.records import Record, finding_records
+from eagle3_inspect.registry import Rule
 
 
 def echo(text: str) -> None:
@@ -119,3 +120,27 @@ def emit_report(kind: str, report: Any, fmt: str, html_file: str | None = None) 
     else:
         records, summary = _records(kind, report)
         emit_records(records, fmt, summary)
+
+
+def emit_rules(rules: list[Rule], fmt: str, single: bool) -> None:
+    """The catalogue (or, `single`, one rule): `concise` and `github` print `CODE [severity]
+    summary` per rule, `jsonl` one rule per line; `html` is refused before this is reached."""
+    if fmt == "json":
+        if single:
+            emit_json(rules[0].to_dict())
+        else:
+            emit_json({"schema": "eagle3-inspect/rules/1", "rules": [r.to_dict() for r in rules]})
+    elif fmt == "jsonl":
+        for r in rules:
+            click.echo(encode_record({"schema": "eagle3-inspect/rule/1", **r.to_dict()}))
+    elif fmt in ("concise", "github"):
+        for r in rules:
+            echo(f"{r.code} [{r.severity.value}] {r.summary}")
+    else:
+        from eagle3_inspect.cli.render.common import stdout_console
+        from eagle3_inspect.cli.render.rules import render_rule, render_rules
+
+        if single:
+            render_rule(rules[0], stdout_console())
+        else:
+            render_rules(rules, stdout_console())

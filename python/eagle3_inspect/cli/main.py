@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from eagle3_inspect import __version__
-from eagle3_inspect.cli.emit import echo, emit_json, emit_report, encode_record
+from eagle3_inspect.cli.emit import emit_report, emit_rules
 from eagle3_inspect.cli.formats import FormatError, format_options, html_renderer, resolve_format
 from eagle3_inspect.errors import InspectError
 from eagle3_inspect.reader.stats import MAX_THREADS
@@ -153,25 +153,7 @@ def rules(code: str | None, output_format: str | None, as_json: bool) -> int:
             chosen = [rule(code)]
         except KeyError:
             fail(f"unknown rule code {code!r}; `eagle3-inspect rules` lists them")
-    if fmt == "json":
-        if code is None:
-            emit_json({"schema": "eagle3-inspect/rules/1", "rules": [r.to_dict() for r in chosen]})
-        else:
-            emit_json(chosen[0].to_dict())
-    elif fmt == "jsonl":
-        for r in chosen:
-            click.echo(encode_record({"schema": "eagle3-inspect/rule/1", **r.to_dict()}))
-    elif fmt in ("concise", "github"):
-        for r in chosen:
-            echo(f"{r.code} [{r.severity.value}] {r.summary}")
-    else:
-        from eagle3_inspect.cli.render.common import stdout_console
-        from eagle3_inspect.cli.render.rules import render_rule, render_rules
-
-        if code is None:
-            render_rules(chosen, stdout_console())
-        else:
-            render_rule(chosen[0], stdout_console())
+    emit_rules(chosen, fmt, single=code is not None)
     return EXIT_CLEAN
 
 
