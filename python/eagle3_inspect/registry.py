@@ -58,7 +58,7 @@ class Rule:
     def family(self) -> str:
         return family_of(self.code) or ""
 
-    def to_dict(self) -> dict[str, str]:
+    def to_dict(self) -> dict[str, Any]:
         """The `eagle3-inspect rules --json` entry (schema rules/1)."""
         return {
             "code": self.code,
@@ -67,6 +67,7 @@ class Rule:
             "explanation": self.explanation,
             "example": self.example,
             "hint": self.hint,
+            "evidence": list(self.evidence),
         }
 
 

@@ -11,54 +11,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 from pathlib import Path
 
-# Left at init but replaced by the target's at runtime or unused by the forward pass:
-# - embed_tokens: the engines share the target's (SGLang eagle_worker set_embed, vLLM
-#   has_own_embed_tokens=False);
-# - vLLM layers.N.hidden_norm for N >= 1: built for every layer, read only when layer_idx == 0
-#   (llama_eagle3.py LlamaDecoderLayer.forward);
-# - vLLM draft_id_to_target_id when the checkpoint has no d2t and draft vocab == target vocab:
-#   the zeros are the identity offset (llama_eagle3.py compute_logits).
-# t2d is never consumed by either engine.
-BENIGN_DROPPED = ("t2d",)
-LATER_HIDDEN_NORM = re.compile(r"layers\.[1-9]\d*\.hidden_norm\.weight$")
-
-
-def _benign_unloaded(name: str, engine: str, config: dict, tensors: dict) -> bool:
-    if name.endswith("embed_tokens.weight"):
-        return True
-    # SGLang >= 0.5.12 is the opposite: layers >= 1 run hidden_norm and skip input_layernorm.
-    if engine == "vllm" and LATER_HIDDEN_NORM.search(name):
-        return True
-    if name == "draft_id_to_target_id" and not any("d2t" in t for t in tensors):
-        layer_cfg = config.get("transformer_layer_config") or {}
-        vt = config.get("vocab_size") or layer_cfg.get("vocab_size")
-        vd = config.get("draft_vocab_size") or vt
-        return vd == vt
-    return False
-
-
-def _few(names: list[str]) -> str:
-    return ", ".join(names[:3]) + (" ..." if len(names) > 3 else "")
-
-
-def engine_says_harm(result: dict, config: dict, tensors: dict) -> tuple[bool, str]:
-    """(harmful, short reason) for one engine record."""
-    if result["verdict"] != "LOADED":
-        return True, f"{result['verdict']}: {result['why']['exception'][:80]}"
-    dropped = [n for n in result["dropped"] if n not in BENIGN_DROPPED]
-    engine = result["engine"]
-    unloaded = [
-        n for n in result["never_loaded"] if not _benign_unloaded(n, engine, config, tensors)
-    ]
-    if dropped or unloaded:
-        return (
-            True,
-            f"LOADED, dropped {_few(dropped)}, never loaded {_few(unloaded)}",
-        )
-    return False, "LOADED as trained"
+# Run as a script: its directory is on sys.path, so the shared harm module imports by name.
+from harm import compared, engine_says_harm
 
 
 def validate_errors(path: Path, engine: str) -> list[str]:
@@ -91,7 +47,7 @@ def main() -> None:
         if label not in roots:
             continue
         for key, result in sorted(entry["results"].items()):
-            if result["verdict"] == "NOT-MODELLED":
+            if not compared(result):
                 continue
             path = Path(roots[label]) / rel
             config = json.loads((path / "config.json").read_text())

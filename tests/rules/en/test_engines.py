@@ -560,7 +560,7 @@ def test_every_finding_carries_engine_hint_and_catalogue_severity():
     rules = all_rules()
     seen: set[str] = set()
     scenarios = [
-        ("sglang@0.5.9", layers_ckpt("input_norm.weight"), speculators_config()),
+        ("sglang@0.5.9", layers_ckpt("input_norm.weight"), sglang_config()),
         ("vllm@0.20.0", layers_ckpt("model.x", "fc_norm.0.weight"), sglang_config()),
         ("speculators", midlayer_ckpt(), sglang_config()),
         ("trtllm", midlayer_ckpt(), sglang_config()),
@@ -572,13 +572,16 @@ def test_every_finding_carries_engine_hint_and_catalogue_severity():
             seen.add(finding.code)
             assert finding.engine == profile.label
             assert finding.hint
-            assert rules[finding.code].severity is finding.severity
+            if profile.verified:
+                assert rules[finding.code].severity is finding.severity
+            else:  # no engine code behind it: never an error (test_fidelity_fixes.py)
+                assert finding.severity is not Severity.ERROR
     assert len(seen) >= 8
 
 
 def test_catalogue_documents_every_en_code():
     rules = {code: r for code, r in all_rules().items() if code.startswith("EN")}
-    assert sorted(rules) == [f"EN{n:03d}" for n in range(1, 15)]
+    assert sorted(rules) == [f"EN{n:03d}" for n in range(1, 16)]
     for rule in rules.values():
         assert rule.summary and rule.explanation and rule.example and rule.hint
     sources = "".join(p.read_text() for p in (ROOT / "python/eagle3_inspect/rules/en").glob("*.py"))

@@ -31,3 +31,8 @@ def render_rule(r: Rule, console: Console) -> None:
         console.print(f"[bold]Example:[/bold] {r.example}")
     if r.hint:
         console.print(f"[bold]Fix:[/bold] {r.hint}")
+    if r.evidence:
+        console.print()
+        console.print("[bold]Evidence[/bold] (engine versions, file and function that decide it):")
+        for line in r.evidence:
+            console.print(f"  - {line}", markup=False)

@@ -39,7 +39,11 @@ def check_architecture_string(ctx: E3Context) -> None:
             "SGLang needs LlamaForCausalLMEagle3",
             config_key="architectures",
         )
-    elif arch not in EAGLE3_ARCHITECTURES:
+    elif arch not in EAGLE3_ARCHITECTURES and ctx.cfg.raw.get("speculators_model_type") != "eagle3":
+        # A speculators-format config picks its class from speculators_model_type (vLLM's
+        # speculators config adapter rewrites architectures; speculators' from_pretrained
+        # dispatches on it), so architectures, written by save_pretrained from the class
+        # name (Eagle3DraftModel), decides nothing there.
         shown = repr(arch) if arch else "missing"
         ctx.emit("E3017", f"architectures[0] is {shown}", config_key="architectures")
     if arch is None or not ctx.layout.blocks:

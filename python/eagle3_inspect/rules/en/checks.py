@@ -18,6 +18,8 @@ from eagle3_inspect.rules.en.configcheck import (
     served_architecture,
 )
 from eagle3_inspect.rules.en.emit import finding
+from eagle3_inspect.rules.en.fcwidth import check_fc_width
+from eagle3_inspect.rules.en.fold import fold_under_refusal
 from eagle3_inspect.rules.en.names import check_names
 from eagle3_inspect.rules.en.profile import EngineProfile
 from eagle3_inspect.rules.en.versions import try_parse_version
@@ -26,8 +28,9 @@ from eagle3_inspect.rules.en.versions import try_parse_version
 def check_engine(
     profile: EngineProfile, tensors: Mapping[str, TensorInfo], config: dict | None
 ) -> list[Finding]:
-    """Dropped tensors, random parameters, refused configs, unserved architecture, ignored fields
-    and norm-flag mismatches for one engine profile. Aux ids and target capture are separate."""
+    """Dropped tensors, random parameters, refused configs, unserved architecture, ignored fields,
+    norm-flag mismatches and the fc width for one engine profile. Aux ids and target capture
+    are separate."""
     served = served_architecture(profile, config) if config is not None else None
     if served is not None and served in profile.unprofiled_draft_architectures:
         return [
@@ -45,6 +48,7 @@ def check_engine(
         findings += check_rejects(profile, config)
         findings += check_ignored(profile, config)
         findings += check_norm_flags(profile, config, tensors.keys())
+        findings += check_fc_width(profile, tensors, config)
     return findings
 
 
@@ -73,7 +77,8 @@ def check_all(
     target: TargetInfo | dict[str, Any] | None = None,
 ) -> list[Finding]:
     """`check_engine` plus aux-id and capture checks against an optional target (its typed
-    `TargetInfo`, or a parsed target config.json, read the same way)."""
+    `TargetInfo`, or a parsed target config.json, read the same way), folded under a refusal
+    when the engine refuses the drafter (`fold.py`)."""
     findings = check_engine(profile, tensors, config)
     if isinstance(target, dict):
         target = read_target_config(target)
@@ -82,4 +87,4 @@ def check_all(
     findings += check_aux_layer_ids(profile, config, layers, archs[0] if archs else None)
     if target is not None:
         findings += check_target_capture(profile, archs)
-    return findings
+    return fold_under_refusal(findings)

@@ -21,11 +21,16 @@ _FC_NORM_TENSOR = re.compile(r"(^|\.)(fc_norm\.\d+|aux_norm_(low|mid|high))\.wei
 
 
 def served_architecture(profile: EngineProfile, config: Mapping[str, Any]) -> str | None:
-    """The class name the engine would look up for this config (None when it has none)."""
-    if "speculators_model_type" in config and profile.speculators_architectures:
+    """The class name the engine would look up for this config (None when it has none, or the
+    engine only serves speculators-format configs and this is not one)."""
+    # vLLM's speculators config adapter and speculators' from_pretrained both dispatch on
+    # speculators_model_type and never read `architectures` for such a config.
+    if config.get("speculators_model_type") == "eagle3" and profile.speculators_architectures:
         model_type = shape_fact(config, "model_type") or "llama"
         mapping = profile.speculators_architectures
         return mapping.get(str(model_type), mapping.get("*"))
+    if profile.speculators_only:
+        return None
     archs = config.get("architectures")
     if not isinstance(archs, list) or not archs or not isinstance(archs[0], str):
         return None
@@ -46,6 +51,8 @@ def check_architecture(profile: EngineProfile, config: Mapping[str, Any]) -> lis
     ):
         return []
     served = ", ".join(sorted(profile.draft_architectures | profile.unprofiled_draft_architectures))
+    if profile.speculators_only and arch is None:
+        served = "only speculators-format configs, speculators_model_type = 'eagle3'"
     return [
         finding(
             profile,

@@ -69,6 +69,9 @@ class EngineProfile:
     unprofiled_draft_architectures: frozenset[str] = frozenset()
     architecture_prefix: str = ""
     speculators_architectures: dict[str, str] = field(default_factory=dict)
+    # True when the engine serves only speculators-format configs and never reads architectures
+    # (speculators' own from_pretrained).
+    speculators_only: bool = False
     unconfirmed: tuple[str, ...] = ()
     unknown: str = "silent-drop"
     missing: str = "random"
@@ -90,6 +93,12 @@ class EngineProfile:
     rejects: tuple[Rule, ...] = ()
     norm_flags: tuple[NormFlag, ...] = ()
     version: str = ""
+    # False when no engine code backs this profile (no wheel could be read or run): its
+    # findings are capped at warnings (`emit.finding`).
+    verified: bool = True
+    # Where this engine version reads the aux-state count it sizes fc by (an int, or a list
+    # whose length counts), first hit wins, else 3; () = always 3; None = not checked.
+    fc_aux_count: tuple[str, ...] | None = None
     capture: CaptureEntry | None = None
     capture_history: tuple[CaptureEntry, ...] = ()
 

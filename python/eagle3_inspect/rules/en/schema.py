@@ -28,7 +28,9 @@ _TOP = {
     "unprofiled_draft_architectures",
     "architecture_prefix",
     "speculators_architectures",
+    "speculators_only",
     "unconfirmed",
+    "verified",
     "names",
     "config",
 }
@@ -54,6 +56,7 @@ _CONFIG = {
     "ignored",
     "rejects",
     "norm_flags",
+    "fc_aux_count",
 }
 
 
@@ -67,6 +70,12 @@ def _strs(value: Any, where: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ProfileError(f"{where}: expected a list of strings")
     return tuple(value)
+
+
+def _bool(value: Any, where: str) -> bool:
+    if not isinstance(value, bool):
+        raise ProfileError(f"{where}: expected true or false")
+    return value
 
 
 def _regex(pattern: Any, where: str) -> str:
@@ -206,6 +215,7 @@ def parse_profile(data: dict[str, Any], path: str) -> EngineProfile:
         ),
         architecture_prefix=str(data.get("architecture_prefix", "")),
         speculators_architectures=_str_map(data.get("speculators_architectures", {}), path),
+        speculators_only=_bool(data.get("speculators_only", False), f"{path} speculators_only"),
         unconfirmed=_strs(data.get("unconfirmed", []), f"{path} unconfirmed"),
         unknown=_choice(names.get("unknown", "silent-drop"), UNKNOWN_POLICIES, f"{path} unknown"),
         missing=_choice(names.get("missing", "random"), MISSING_POLICIES, f"{path} missing"),
@@ -232,5 +242,11 @@ def parse_profile(data: dict[str, Any], path: str) -> EngineProfile:
         ignored=_rules(config.get("ignored", []), f"{path} ignored", {"key", "when", "reason"}),
         rejects=_rules(config.get("rejects", []), f"{path} rejects", {"when", "message"}, False),
         norm_flags=_norm_flags(config.get("norm_flags", []), f"{path} norm_flags"),
+        verified=_bool(data.get("verified", True), f"{path} verified"),
+        fc_aux_count=(
+            _strs(config["fc_aux_count"], f"{path} fc_aux_count")
+            if "fc_aux_count" in config
+            else None
+        ),
         version=next((v for v in reversed(checked) if try_parse_version(v)), checked[-1]),
     )

@@ -1,0 +1,178 @@
+"""Differential test: `validate --engine E@V --no-stats` against the engines' own code.
+
+For every drafter x engine version in the committed ground truth
+(tools/engine_truth/engine_truth.json: the engines' config and load_weights code run unchanged),
+validate reports an error exactly when the engine refuses the drafter, raises while loading it,
+or silently drops / leaves at init a weight the forward pass uses (`harm.engine_says_harm`), and
+no error when the engine loads it as trained. No torch, no engines, no network: the corpus is
+committed and the demo/synthetic drafters are rebuilt with the project's own builder.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from eagle3_inspect.commands.validate import validate
+from eagle3_inspect.reader.checkpoint import Checkpoint
+from eagle3_inspect.rules.en import resolve_engines
+from eagle3_inspect.rules.en.versions import in_range, parse_version
+
+ROOT = Path(__file__).resolve().parents[3]
+TRUTH_DIR = ROOT / "tools/engine_truth"
+TRUTH = json.loads((TRUTH_DIR / "engine_truth.json").read_text())
+
+
+def _tool(name: str):
+    spec = importlib.util.spec_from_file_location(f"engine_truth_{name}", TRUTH_DIR / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+harm = _tool("harm")
+
+
+@pytest.fixture(scope="module")
+def roots(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    out = tmp_path_factory.mktemp("truth_inputs")
+    _tool("write_synthetic").main(out)
+    return {"corpus": ROOT / "tests/corpus", "demo": out / "demo", "synthetic": out / "synthetic"}
+
+
+def _rebuilt_matches_truth(path: Path, entry: dict) -> None:
+    """The drafter on disk is the one the truth was computed on (tensor names and shapes)."""
+    seen = {n: list(t.shape) for n, t in Checkpoint(path).tensors.items()}
+    assert seen == {n: list(shape) for n, (shape, _dtype) in entry["tensors"].items()}
+
+
+@functools.cache
+def _errors(path: Path, engine: str) -> tuple[str, ...]:
+    report = validate(path, engine=engine, stats=False)
+    return tuple(sorted({f.code for f in report.findings if f.severity.value == "error"}))
+
+
+def _profile_covers(key: str) -> None:
+    """The truth's engine version maps onto the profile validate uses for it."""
+    engine, version = key.split("@")
+    (profile,) = resolve_engines(key)
+    assert profile.engine == engine
+    assert in_range(parse_version(version), profile.min_version, profile.max_version), (
+        key,
+        profile.path,
+    )
+
+
+@pytest.mark.parametrize("name", sorted(TRUTH["drafters"]))
+def test_validate_errors_exactly_when_the_engine_fails(name: str, roots: dict) -> None:
+    entry = TRUTH["drafters"][name]
+    label, _, rel = name.partition("/")
+    path = roots[label] / rel
+    _rebuilt_matches_truth(path, entry)
+    config = json.loads((path / "config.json").read_text())
+    disagreements = []
+    for key, result in sorted(entry["results"].items()):
+        if not harm.compared(result):
+            continue
+        _profile_covers(key)
+        harmful, why = harm.engine_says_harm(result, config, entry["tensors"])
+        errors = _errors(path, key)
+        if harmful != bool(errors):
+            kind = "FALSE ERROR" if errors else "MISSED"
+            disagreements.append(f"{kind} {key}: engine: {why}; validate errors: {errors}")
+    assert not disagreements, "\n".join(disagreements)
+
+
+def test_harness_only_rows_are_few_and_named() -> None:
+    """Rows left out because the truth run itself failed stay visible and rare."""
+    skipped = [
+        f"{name} {key}"
+        for name, entry in TRUTH["drafters"].items()
+        for key, result in entry["results"].items()
+        if result["verdict"] != "NOT-MODELLED" and not harm.compared(result)
+    ]
+    assert skipped == [
+        "synthetic/speculators-layers speculators@0.9.0",
+        "synthetic/speculators-qwen3 speculators@0.9.0",
+    ]
+
+
+def test_every_producer_default_is_compared_for_the_engines_it_targets() -> None:
+    """Zero false errors on producers' defaults needs those rows compared, not skipped."""
+    manifest = json.loads((ROOT / "tests/corpus/manifest.json").read_text())
+    # SpecForge has no variant named default: its plain Llama export through export_to_sglang
+    # (llama-sglang) and export_to_hf (llama-hf) are its default outputs.
+    default_names = {"default", "llama-sglang", "llama-hf"}
+    defaults = [d for d in manifest["drafters"] if d["variant"] in default_names]
+    assert {d["producer"] for d in defaults} == {"modelopt", "specforge", "speculators"}
+    for entry in defaults:
+        results = TRUTH["drafters"][f"corpus/{entry['dir']}"]["results"]
+        targeted = [r for r in results.values() if r["engine"] in entry["engines"]]
+        assert targeted, entry["dir"]
+        assert all(harm.compared(r) for r in targeted), entry["dir"]
+
+
+def test_no_engine_no_error_for_drafters_some_engine_loads_as_trained() -> None:
+    """Without --engine, validate cannot know the engine: a drafter that some engine version
+    loads as trained must not get an error (E3017 on speculators-format configs did)."""
+    corpus = ROOT / "tests/corpus"
+    for name, entry in sorted(TRUTH["drafters"].items()):
+        label, _, rel = name.partition("/")
+        if label != "corpus":
+            continue
+        config = json.loads((corpus / rel / "config.json").read_text())
+        loads = [
+            key
+            for key, r in entry["results"].items()
+            if harm.compared(r) and not harm.engine_says_harm(r, config, entry["tensors"])[0]
+        ]
+        if loads:
+            assert _errors(corpus / rel, None) == (), (name, loads)
+
+
+def test_fc_width_each_profile_expects_is_the_one_the_engine_built(roots: dict) -> None:
+    """EN015's model of fc (profile `fc_aux_count`) against the `fc_in_features` the engine's own
+    __init__ built for every drafter it got that far with."""
+    from eagle3_inspect.rules.en.conditions import shape_fact
+    from eagle3_inspect.rules.en.fcwidth import engine_aux_count
+
+    checked = 0
+    for name, entry in sorted(TRUTH["drafters"].items()):
+        label, _, rel = name.partition("/")
+        config = json.loads((roots[label] / rel / "config.json").read_text())
+        hidden = shape_fact(config, "target_hidden_size") or shape_fact(config, "hidden_size")
+        for key, result in sorted(entry["results"].items()):
+            built = result.get("fc_in_features")
+            if not isinstance(built, int) or not harm.compared(result):
+                continue
+            (profile,) = resolve_engines(key)
+            count, source = engine_aux_count(profile, config)
+            assert count * hidden == built, (name, key, source)
+            checked += 1
+    assert checked > 250  # 291 records carry fc_in_features in the committed truth
+
+
+def test_aux_ids_each_profile_reads_are_the_ones_the_engine_captured(roots: dict) -> None:
+    """The profile's aux-id location (`aux_layer_ids`, first present wins) gives the ids the
+    engine's own reader returned (SGLang model_runner, vLLM _get_eagle3_aux_layers_from_config),
+    None where the engine falls back to the target default."""
+    from eagle3_inspect.rules.en.conditions import first_present
+
+    checked = 0
+    for name, entry in sorted(TRUTH["drafters"].items()):
+        label, _, rel = name.partition("/")
+        config = json.loads((roots[label] / rel / "config.json").read_text())
+        for key, result in sorted(entry["results"].items()):
+            if result["engine"] == "speculators" or not harm.compared(result):
+                continue
+            (profile,) = resolve_engines(key)
+            found = first_present(config, profile.aux_layer_ids)
+            assert (found[1] if found else None) == result.get("aux_layer_ids"), (name, key)
+            checked += 1
+    assert checked > 300  # 379 SGLang / vLLM records in the committed truth

@@ -1,0 +1,99 @@
+"""The README's compatibility matrix (producer x engine version: loads / fails, and why),
+generated from engine_truth.json and the corpus manifest. `tests/rules/en/test_matrix.py` checks
+that the README holds exactly this output.
+
+    python tools/engine_truth/matrix.py            # print the table
+    python tools/engine_truth/matrix.py --write    # replace it in README.md between the markers
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+# Run as a script: its directory is on sys.path, so the shared harm module imports by name.
+from harm import harmful_names
+
+ROOT = Path(__file__).resolve().parents[2]
+BEGIN, END = "<!-- compatibility-matrix:begin -->", "<!-- compatibility-matrix:end -->"
+
+
+def _short(text: str) -> str:
+    text = text.replace(" '<drafter>'", "")
+    return text.split(". ")[0][:120].rstrip()
+
+
+def reason(result: dict, config: dict, tensors: dict) -> str | None:
+    """None when the engine loads the drafter as trained, else why it does not (short)."""
+    verdict = result["verdict"]
+    if verdict == "NOT-MODELLED":
+        return "not modelled by the harness"
+    if verdict in ("REFUSED", "LOAD-ERROR"):
+        kind = "refused" if verdict == "REFUSED" else "load error"
+        return f"{kind}: {_short(result['why']['exception'])}"
+    dropped, unloaded = harmful_names(result, config, tensors)
+    parts = []
+    if dropped:
+        parts.append(f"drops {', '.join(sorted(dropped)[:2])}{' ...' if len(dropped) > 2 else ''}")
+    if unloaded:
+        first = ", ".join(sorted(unloaded)[:2]) + (" ..." if len(unloaded) > 2 else "")
+        parts.append(f"leaves {first} at init")
+    return "loads but " + "; ".join(parts) if parts else None
+
+
+def render(truth: dict, manifest: dict, corpus: Path) -> str:
+    """The markdown table plus its numbered reasons."""
+    keys = [f"{e}@{v}" for e, vs in sorted(truth["engine_versions"].items()) for v in vs]
+    reasons: dict[str, int] = {}
+    rows = []
+    for entry in manifest["drafters"]:
+        name = f"corpus/{entry['dir']}"
+        record = truth["drafters"][name]
+        config = json.loads((corpus / entry["dir"] / "config.json").read_text())
+        cells = []
+        for key in keys:
+            why = reason(record["results"][key], config, record["tensors"])
+            if why is None:
+                cells.append("loads")
+            else:
+                number = reasons.setdefault(why, len(reasons) + 1)
+                cells.append(f"fails [{number}]")
+        label = f"{entry['producer']} {entry['producer_version']} `{entry['variant']}`"
+        rows.append(f"| {label} | " + " | ".join(cells) + " |")
+    header = "| producer, variant | " + " | ".join(keys) + " |"
+    rule = "|---|" + "---|" * len(keys)
+    notes = [f"{n}. {why}" for why, n in reasons.items()]
+    return "\n".join([header, rule, *rows, "", *notes]) + "\n"
+
+
+def current() -> str:
+    """The matrix for the committed truth, manifest and corpus."""
+    truth = json.loads((ROOT / "tools/engine_truth/engine_truth.json").read_text())
+    manifest = json.loads((ROOT / "tests/corpus/manifest.json").read_text())
+    return render(truth, manifest, ROOT / "tests/corpus")
+
+
+def in_readme(text: str) -> str:
+    """The part of README text between the matrix markers."""
+    start, end = text.index(BEGIN) + len(BEGIN), text.index(END)
+    return text[start:end].strip("\n") + "\n"
+
+
+def main() -> None:
+    """Prints the matrix, or writes it into README.md."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--write", action="store_true", help="replace the table in README.md")
+    args = ap.parse_args()
+    table = current()
+    if not args.write:
+        print(table, end="")
+        return
+    readme = ROOT / "README.md"
+    text = readme.read_text()
+    start, end = text.index(BEGIN) + len(BEGIN), text.index(END)
+    readme.write_text(text[:start] + "\n" + table + text[end:])
+
+
+if __name__ == "__main__":
+    main()
