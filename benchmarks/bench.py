@@ -4,6 +4,7 @@ numpy baseline, and fix next to a plain copy, on one generated drafter-sized che
 
     python benchmarks/bench.py [--data DIR] [--size full|small] [--keep] [--sparse-stats]
                                [--repeats N] [--many-tensors N] [--json FILE]
+    python benchmarks/bench.py --startup [--repeats N] [--json FILE]   (CLI start-up only)
 
 See benchmarks/README.md for what each number means.
 """
@@ -47,6 +48,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "against safetensors.safe_open + keys (see many_tensors.py)",
     )
     p.add_argument("--json", type=Path, help="also write the numbers as JSON to this file")
+    p.add_argument(
+        "--startup", action="store_true", help="only the CLI start-up times (startup.py)"
+    )
     return p.parse_args(argv)
 
 
@@ -77,6 +81,11 @@ def targets(by_key: dict[str, Row], report: dict[str, Any]) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.startup:
+        import startup
+
+        extra = ["--json", str(args.json)] if args.json else []
+        return startup.main(["--repeats", str(max(args.repeats, 30)), *extra])
     threads = [int(t) for t in args.threads.split(",")]
     report: dict[str, Any] = {"uptime_start": uptime(), "size": args.size, "repeats": args.repeats}
     print(

@@ -46,12 +46,15 @@ def run_cli():
 # Codes that cannot be produced from a file would be listed here with the reason; none are today.
 CANNOT_FIRE: dict[str, str] = {}
 FIRED: set[str] = set()
+# The first real finding of each code: at the end, its concise and github lines are checked.
+EXAMPLES: dict[str, Finding] = {}
 _finding_init = Finding.__init__
 
 
 def _record(self, *args, **kwargs):
     _finding_init(self, *args, **kwargs)
     FIRED.add(self.code)
+    EXAMPLES.setdefault(self.code, self)
 
 
 Finding.__init__ = _record
@@ -74,3 +77,30 @@ def pytest_sessionfinish(session, exitstatus):
             f"\nDocumented finding codes that no test made fire: {missing}", red=True
         )
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    malformed = malformed_lines(EXAMPLES)
+    if malformed:
+        session.config.get_terminal_writer().line(
+            f"\nconcise/github lines that do not match their pattern: {malformed}", red=True
+        )
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def malformed_lines(examples: dict[str, Finding]) -> list[str]:
+    """The concise and github line of each fired code's first finding, where one does not match
+    its regex (or names another code)."""
+    from eagle3_inspect.cli.render.concise import concise_line
+    from eagle3_inspect.cli.render.github import github_line
+    from eagle3_inspect.cli.render.records import finding_record
+    from tests.cli.line_patterns import CONCISE, GITHUB
+
+    bad = []
+    for code, f in sorted(examples.items()):
+        record = finding_record(f, "/data/drafter")
+        concise, github = concise_line(record), github_line(record)
+        m = CONCISE.fullmatch(concise)
+        if m is None or m["code"] != code:
+            bad.append(concise)
+        g = GITHUB.fullmatch(github)
+        if g is None or g["title"] != code:
+            bad.append(github)
+    return bad

@@ -6,11 +6,14 @@
 - `TensorUnreadableError`: a tensor's entry is invalid or its data lies outside the file.
 - `InvalidArgumentError` (also `ValueError`): a bad argument.
 - `MissingDependencyError`: an optional package (ml_dtypes) is needed for this.
+- `DrafterNotServable`: `require_servable` found errors an engine would mis-load.
 
-Defined in the native module so Rust raises them directly; all are picklable.
+The first five are defined in the native module so Rust raises them directly; all are picklable.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from eagle3_inspect._native import (
     CheckpointNotFoundError,
@@ -20,14 +23,54 @@ from eagle3_inspect._native import (
     TensorNotFoundError,
     TensorUnreadableError,
 )
+from eagle3_inspect.findings import Finding, Severity
 
 
 class MissingDependencyError(InspectError, ImportError):
     """An optional dependency is required for this operation."""
 
 
+class DrafterNotServable(InspectError):
+    """The drafter at `path` has findings at or above the failure level for `engine`.
+
+    `findings` holds every finding of the validate run, `errors` the failing ones; the message
+    lists each failing finding with its fix. Picklable (it keeps findings, not the report)."""
+
+    def __init__(
+        self,
+        path: str,
+        engine: str | None,
+        findings: list[Finding],
+        fail_on: Severity = Severity.ERROR,
+    ) -> None:
+        self.path = path
+        self.engine = engine
+        self.findings = list(findings)
+        self.fail_on = Severity(fail_on)
+        super().__init__(self._message())
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity.rank >= self.fail_on.rank]
+
+    def _message(self) -> str:
+        failing = self.errors
+        engine = f" with {self.engine}" if self.engine else ""
+        lines = [f"{self.path} is not servable{engine}: {len(failing)} finding(s)"]
+        for f in failing:
+            where = f.tensor or (f"config:{f.config_key}" if f.config_key else "")
+            lines.append(f"- {f.code} {where + ': ' if where else ''}{f.message}")
+            if f.hint:
+                lines.append(f"  fix: {f.hint}")
+        return "\n".join(lines)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.path, self.engine, self.findings, self.fail_on))
+
+
 __all__ = [
     "CheckpointNotFoundError",
+    "DrafterNotServable",
     "InspectError",
     "InvalidArgumentError",
     "InvalidCheckpointError",

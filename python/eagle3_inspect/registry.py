@@ -11,9 +11,9 @@ Codes are stable: never renumber, only add.
 from __future__ import annotations
 
 import functools
+import os
 import sys
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
 from eagle3_inspect.findings import Finding, Severity
@@ -24,6 +24,7 @@ else:  # pragma: no cover - exercised only on Python 3.10
     import tomli as tomllib
 
 RULES_PACKAGE = "eagle3_inspect.rules"
+RULES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "rules")
 CODES_FILE = "codes.toml"
 # Rule folders and the code families each defines, in the order `eagle3-inspect rules` lists them.
 FOLDERS = (
@@ -118,10 +119,13 @@ def all_rules() -> dict[str, Rule]:
     order = {f: n for n, f in enumerate(f for _, families in FOLDERS for f in families)}
     rules: list[Rule] = []
     for folder, families in FOLDERS:
-        node = resources.files(RULES_PACKAGE).joinpath(folder, CODES_FILE)
-        if not node.is_file():
+        # A plain path beside this module, not importlib.resources (which costs start-up time
+        # through pathlib and tempfile): the package is always installed as files.
+        node = os.path.join(RULES_DIR, folder, CODES_FILE)
+        if not os.path.isfile(node):
             raise RegistryError(f"rules/{folder}/{CODES_FILE} is missing from the package")
-        rules += _parse(folder, families, node.read_text(encoding="utf-8"))
+        with open(node, encoding="utf-8") as text:
+            rules += _parse(folder, families, text.read())
     rules.sort(key=lambda r: (order[r.family], r.code))
     return {r.code: r for r in rules}
 

@@ -102,7 +102,7 @@ def test_cannot_run_exits_two(tmp_path, run_cli):
 def test_human_output_starts_with_the_verdict(tmp_path, run_cli):
     changed = {**W, "fc.weight": W["fc.weight"] + 1, "extra": np.zeros(2, np.float32)}
     a, b = write(tmp_path / "a", W), write(tmp_path / "b", changed)
-    code, out, _ = run_cli("diff", str(a), str(b))
+    code, out, _ = run_cli("diff", str(a), str(b), "--format", "full")
     assert code == 1
     first = out.splitlines()[0]
     assert first.startswith("different") and "1 added" in first
@@ -117,5 +117,5 @@ def test_a_damaged_side_is_named(tmp_path, run_cli):
     assert code == 1
     assert data["findings"]["a"] == []
     assert {f["code"] for f in data["findings"]["b"]} == {"ST015"}
-    code, out, _ = run_cli("diff", str(a), str(b))
+    code, out, _ = run_cli("diff", str(a), str(b), "--format", "full")
     assert "B has 1 file error(s) (ST015)" in out

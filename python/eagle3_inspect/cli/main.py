@@ -5,9 +5,8 @@ Exit codes: 0 clean, 1 findings or differences, 2 could not run.
 
 from __future__ import annotations
 
+import contextlib
 import functools
-import json
-import json.encoder
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -15,6 +14,8 @@ from typing import Any
 import click
 
 from eagle3_inspect import __version__
+from eagle3_inspect.cli.emit import emit_report, emit_rules
+from eagle3_inspect.cli.formats import FormatError, format_options, html_renderer, resolve_format
 from eagle3_inspect.errors import InspectError
 from eagle3_inspect.reader.stats import MAX_THREADS
 
@@ -38,7 +39,7 @@ def guarded(command: Callable[..., int]) -> Callable[..., None]:
     def wrapper(*args: Any, **kwargs: Any) -> None:
         try:
             code = command(*args, **kwargs)
-        except (InspectError, OSError, ValueError) as exc:
+        except (InspectError, OSError, ValueError, FormatError) as exc:
             fail(str(exc))
         except KeyboardInterrupt:
             click.echo("eagle3-inspect: interrupted", err=True)
@@ -48,40 +49,22 @@ def guarded(command: Callable[..., int]) -> Callable[..., None]:
     return wrapper
 
 
-def _record_encoder() -> Callable[[Any], str]:
-    """Strict compact JSON of one value. The C encoder is built once: `json.dumps` builds a new
-    encoder per call, which over a million records costs more than the encoding itself."""
-    make = getattr(json.encoder, "c_make_encoder", None)
-    if make is None:  # pure-Python json: still correct, only slower
-        encoder = json.JSONEncoder(allow_nan=False, default=str)
-        return encoder.encode
-    # (markers, default, encoder, indent, key_separator, item_separator, sort_keys, skipkeys,
-    # allow_nan): no cycle markers, str() for unknown objects, NaN/Infinity refused.
-    c_encode = make(
-        None, str, json.encoder.encode_basestring_ascii, None, ": ", ", ", False, False, False
-    )
-    return lambda value: "".join(c_encode(value, 0))
+def choose_format(output_format: str | None, as_json: bool, html_file: str | None) -> str:
+    """The format to print; checks up front that HTML can be made, before any work is done."""
+    fmt = resolve_format(output_format, as_json)
+    if fmt == "html" or html_file is not None:
+        html_renderer()
+    return fmt
 
 
-_encode_record = _record_encoder()
+def progress_for(label: str, fmt: str) -> contextlib.AbstractContextManager[Any]:
+    """A progress bar on a terminal's stderr for the human formats; otherwise none (and rich is
+    not imported)."""
+    if fmt not in ("full", "concise") or not sys.stderr.isatty():
+        return contextlib.nullcontext(None)
+    from eagle3_inspect.cli.render.progress import progress_bar
 
-
-def json_text(value: Any, depth: int = 0) -> str:
-    """`value` as strict JSON, indented two levels deep with one record (a tensor, a finding) per
-    line below that. `json.dumps(indent=...)` falls back to the pure-Python encoder, which takes
-    a minute over a million tensors; the records here go through the C encoder."""
-    pad = "  " * (depth + 1)
-    if depth < 2 and isinstance(value, dict) and value:
-        items = [f"{pad}{json.dumps(str(k))}: {json_text(v, depth + 1)}" for k, v in value.items()]
-        return "{\n" + ",\n".join(items) + "\n" + "  " * depth + "}"
-    if depth < 2 and isinstance(value, list) and value:
-        items = [pad + json_text(v, depth + 1) for v in value]
-        return "[\n" + ",\n".join(items) + "\n" + "  " * depth + "]"
-    return _encode_record(value)
-
-
-def emit_json(data: dict[str, Any]) -> None:
-    click.echo(json_text(data))
+    return progress_bar(label)
 
 
 class OneLineUsageErrors(click.Group):
@@ -113,9 +96,7 @@ def main() -> None:
 
 @main.command()
 @click.argument("path", type=click.Path(path_type=str))
-@click.option(
-    "--json", "as_json", is_flag=True, help="Print one JSON object (eagle3-inspect/scan/1)."
-)
+@format_options("eagle3-inspect/scan/1")
 @click.option("--filter", "pattern", metavar="GLOB", help="Only tensors whose name matches GLOB.")
 @click.option("--stats", "with_stats", is_flag=True, help="Per-tensor statistics (reads all data).")
 @click.option("--hash", "with_hash", is_flag=True, help="Content hash per tensor (xxh3-128 tree).")
@@ -123,17 +104,19 @@ def main() -> None:
 @guarded
 def scan(
     path: str,
+    output_format: str | None,
     as_json: bool,
+    html_file: str | None,
     pattern: str | None,
     with_stats: bool,
     with_hash: bool,
     threads: int | None,
 ) -> int:
     """List files, tensors, dtype totals, metadata and ST/IX findings of PATH."""
-    from eagle3_inspect.cli.render.progress import progress_bar
     from eagle3_inspect.commands.scan import scan as run_scan
 
-    with progress_bar("stats", enabled=not as_json) as progress:
+    fmt = choose_format(output_format, as_json, html_file)
+    with progress_for("stats", fmt) as progress:
         report = run_scan(
             path,
             filter=pattern,
@@ -142,46 +125,35 @@ def scan(
             threads=threads,
             progress=progress,
         )
-    if as_json:
-        emit_json(report.to_dict())
-    else:
-        from eagle3_inspect.cli.render.common import stdout_console
-        from eagle3_inspect.cli.render.scan import render_scan
-
-        render_scan(report, stdout_console())
+    emit_report("scan", report, fmt, html_file)
     return EXIT_CLEAN if report.ok else EXIT_FINDINGS
 
 
 @main.command()
 @click.argument("code", required=False)
-@click.option("--json", "as_json", is_flag=True, help="Print the catalogue as JSON.")
+@format_options("eagle3-inspect/rules/1", html=False)
 @guarded
-def rules(code: str | None, as_json: bool) -> int:
-    """List every finding code, or explain CODE (like `ruff rule`)."""
-    from eagle3_inspect.cli.render.common import stdout_console
-    from eagle3_inspect.cli.render.rules import render_rule, render_rules
+def rules(code: str | None, output_format: str | None, as_json: bool) -> int:
+    """List every finding code, or explain CODE (like `ruff rule`).
+
+    concise and github print one line per rule (CODE [severity] summary); jsonl one rule per
+    line; html is offered by scan, validate and diff only. CODE alone prints the full text."""
     from eagle3_inspect.registry import all_rules, rule
 
+    # One rule's explanation is a page to read (like `ruff rule`): full text unless asked otherwise.
+    fmt = resolve_format(output_format, as_json)
+    if code is not None and output_format is None and not as_json:
+        fmt = "full"
+    if fmt == "html":
+        raise FormatError("--format html is offered by scan, validate and diff, not rules")
     if code is None:
-        catalogue = all_rules()
-        if as_json:
-            emit_json(
-                {
-                    "schema": "eagle3-inspect/rules/1",
-                    "rules": [r.to_dict() for r in catalogue.values()],
-                }
-            )
-        else:
-            render_rules(list(catalogue.values()), stdout_console())
-        return EXIT_CLEAN
-    try:
-        doc = rule(code)
-    except KeyError:
-        fail(f"unknown rule code {code!r}; `eagle3-inspect rules` lists them")
-    if as_json:
-        emit_json(doc.to_dict())
+        chosen = list(all_rules().values())
     else:
-        render_rule(doc, stdout_console())
+        try:
+            chosen = [rule(code)]
+        except KeyError:
+            fail(f"unknown rule code {code!r}; `eagle3-inspect rules` lists them")
+    emit_rules(chosen, fmt, single=code is not None)
     return EXIT_CLEAN
 
 
@@ -197,7 +169,7 @@ def rules(code: str | None, as_json: bool) -> int:
     type=click.Path(path_type=str),
     help="Target model directory, config.json or index (headers and config only).",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print JSON (eagle3-inspect/validate/1).")
+@format_options("eagle3-inspect/validate/1")
 @click.option(
     "--fail-on",
     type=click.Choice(["error", "warning"]),
@@ -212,17 +184,19 @@ def validate(
     path: str,
     engine: str | None,
     target: str | None,
+    output_format: str | None,
     as_json: bool,
+    html_file: str | None,
     fail_on: str,
     no_stats: bool,
     threads: int | None,
 ) -> int:
     """Check an EAGLE-3 drafter: file structure, architecture, config, d2t/t2d, values, and
     (with --engine / --target) what an engine would silently do with it."""
-    from eagle3_inspect.cli.render.progress import progress_bar
     from eagle3_inspect.commands.validate import validate as run_validate
 
-    with progress_bar("stats", enabled=not as_json) as progress:
+    fmt = choose_format(output_format, as_json, html_file)
+    with progress_for("stats", fmt) as progress:
         report = run_validate(
             path,
             engine=engine,
@@ -232,13 +206,7 @@ def validate(
             threads=threads,
             progress=progress,
         )
-    if as_json:
-        emit_json(report.to_dict())
-    else:
-        from eagle3_inspect.cli.render.common import stdout_console
-        from eagle3_inspect.cli.render.validate import render_validate
-
-        render_validate(report, stdout_console())
+    emit_report("validate", report, fmt, html_file)
     return EXIT_CLEAN if report.ok else EXIT_FINDINGS
 
 
@@ -286,6 +254,8 @@ def fix(
         threads=threads,
     )
     if as_json:
+        from eagle3_inspect.cli.emit import emit_json
+
         emit_json(report.to_dict())
     else:
         from eagle3_inspect.cli.render.common import stdout_console
@@ -322,9 +292,7 @@ def demo(out: str | None) -> int:
 @main.command(name="diff")
 @click.argument("a", type=click.Path(path_type=str))
 @click.argument("b", type=click.Path(path_type=str))
-@click.option(
-    "--json", "as_json", is_flag=True, help="Print one JSON object (eagle3-inspect/diff/1)."
-)
+@format_options("eagle3-inspect/diff/1")
 @click.option("--rtol", type=click.FloatRange(min=0), help="Relative tolerance for every pair.")
 @click.option("--atol", type=click.FloatRange(min=0), help="Absolute tolerance for every pair.")
 @click.option(
@@ -337,7 +305,9 @@ def demo(out: str | None) -> int:
 def diff_command(
     a: str,
     b: str,
+    output_format: str | None,
     as_json: bool,
+    html_file: str | None,
     rtol: float | None,
     atol: float | None,
     structure_only: bool,
@@ -350,10 +320,10 @@ def diff_command(
     Exit 0 when every matched tensor is equal or within tolerance and nothing was added or
     removed (renames alone are fine unless --no-renames); 1 on any difference, including a
     config.json or __metadata__ change; 2 when it could not run."""
-    from eagle3_inspect.cli.render.progress import progress_bar
     from eagle3_inspect.commands.diff import diff as run_diff
 
-    with progress_bar("diff", enabled=not as_json) as progress:
+    fmt = choose_format(output_format, as_json, html_file)
+    with progress_for("diff", fmt) as progress:
         report = run_diff(
             a,
             b,
@@ -365,11 +335,5 @@ def diff_command(
             threads=threads,
             progress=progress,
         )
-    if as_json:
-        emit_json(report.to_dict())
-    else:
-        from eagle3_inspect.cli.render.common import stdout_console
-        from eagle3_inspect.cli.render.diff import render_diff
-
-        render_diff(report, stdout_console())
+    emit_report("diff", report, fmt, html_file)
     return EXIT_CLEAN if report.ok else EXIT_FINDINGS

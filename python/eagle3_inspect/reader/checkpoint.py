@@ -6,18 +6,18 @@ import json
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from eagle3_inspect._native import NativeCheckpoint, TensorUnreadableError, changed_tensors
 from eagle3_inspect.findings import Finding, Severity
-from eagle3_inspect.reader.numpy_dtypes import PACKED, numpy_dtype, unpack_codes
 from eagle3_inspect.reader.stats import ProgressCallback, TensorStats, compute_stats
 from eagle3_inspect.reader.tensorinfo import TensorInfo
 from eagle3_inspect.reader.view import checkpoint_view
 from eagle3_inspect.reader.vocab import VocabMapping, analyze, default_vocab_sizes
 from eagle3_inspect.registry import finding, from_native
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass(frozen=True)
@@ -127,6 +127,11 @@ class Checkpoint:
 
         If another process truncates the file while a view is alive, the view's bytes past the new
         end read as zeros (never SIGBUS), and `stats()` over the tensor reports IX011."""
+        # numpy is imported here, not at module level: header-only commands start faster.
+        import numpy as np
+
+        from eagle3_inspect.reader.numpy_dtypes import PACKED, numpy_dtype, unpack_codes
+
         info = self.tensors.get(name)
         buffer = self._native.buffer(name)  # raises TensorNotFoundError / TensorUnreadableError
         assert info is not None

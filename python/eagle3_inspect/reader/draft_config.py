@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from eagle3_inspect import _native
@@ -192,6 +191,8 @@ def read_draft_config(config: dict[str, Any] | None) -> DraftConfig:
 
 def load_draft_config(path: str | os.PathLike[str]) -> DraftConfig:
     """Read `config.json` (a file, or the one inside a directory)."""
+    from pathlib import Path  # here, not at module level: pathlib costs start-up time
+
     file = Path(path)
     if file.is_dir():
         file = file / "config.json"

@@ -10,10 +10,12 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from eagle3_inspect import _native
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 TEXT_CONFIG_KEYS = ("text_config", "language_config", "llm_config")
 
@@ -93,6 +95,8 @@ def _weights(info: TargetInfo, path: Path) -> None:
 
 def load_target(path: str | os.PathLike[str]) -> TargetInfo:
     """Read a target from a model directory, its config.json, its index or a safetensors file."""
+    from pathlib import Path  # here, not at module level: pathlib costs start-up time
+
     given = Path(path)
     info = TargetInfo(path=str(given))
     root = given if given.is_dir() else given.parent

@@ -6,17 +6,19 @@ checkpoint actually stores it, how certain that verdict is, and what is wrong wi
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from eagle3_inspect import _native
 from eagle3_inspect.findings import Finding
 from eagle3_inspect.reader.draft_config import read_draft_config
 from eagle3_inspect.reader.tensorinfo import TensorInfo
 from eagle3_inspect.registry import from_native
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass(frozen=True)
@@ -32,11 +34,20 @@ class VocabMapping:
     encoding: str
     certainty: str
     reason: str
-    target_ids: np.ndarray | None
     sorted: bool | None
     t2d_selected: int | None
     findings: list[Finding]
     raw: dict[str, Any]
+
+    @functools.cached_property
+    def target_ids(self) -> np.ndarray | None:
+        # Built on first use: validate never needs it, and numpy costs start-up time.
+        ids = self.raw.get("target_ids")
+        if ids is None:
+            return None
+        import numpy as np
+
+        return np.asarray(ids, dtype=np.int64)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -52,14 +63,12 @@ class VocabMapping:
 
 
 def mapping_from_json(data: dict[str, Any]) -> VocabMapping:
-    ids = data.get("target_ids")
     return VocabMapping(
         vd=data.get("vd"),
         vt=data.get("vt"),
         encoding=data["encoding"],
         certainty=data["certainty"],
         reason=data.get("reason", ""),
-        target_ids=None if ids is None else np.asarray(ids, dtype=np.int64),
         sorted=data.get("sorted"),
         t2d_selected=data.get("t2d_selected"),
         findings=[from_native(f) for f in data.get("findings", [])],

@@ -1,8 +1,10 @@
-"""Shared rendering pieces: consoles, byte and count formatting, the findings table."""
+"""Shared rendering pieces: consoles, byte and count formatting, the findings table, and printing
+a table without breaking a name or code at any width."""
 
 from __future__ import annotations
 
 from rich.console import Console
+from rich.measure import Measurement
 from rich.table import Table
 
 from eagle3_inspect.findings import Finding, Severity
@@ -11,7 +13,27 @@ STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: 
 
 
 def stdout_console() -> Console:
-    return Console(highlight=False, soft_wrap=False)
+    # soft_wrap: text lines are never hard-wrapped (a tensor name in a message stays whole).
+    return Console(highlight=False, soft_wrap=True)
+
+
+def print_table(console: Console, table: Table) -> None:
+    """Prints `table` at least as wide as its minimum width: identifier columns are `no_wrap`, so
+    names and codes are never cut; message columns wrap only at spaces. On a narrow console the
+    lines get longer than the console instead (a terminal soft-wraps them; logs keep them)."""
+    options = console.options.update(width=1 << 20)
+    for column in table.columns:
+        if column.no_wrap:  # rich would still shrink it with an ellipsis when space runs out
+            cells = [column.header, *column.cells]
+            widest = max(Measurement.get(console, options, c).maximum for c in cells)
+            column.min_width = max(column.min_width or 0, widest)
+    needed = Measurement.get(console, options, table).minimum
+    width = console.width
+    console.width = max(width, needed)
+    try:
+        console.print(table)
+    finally:
+        console.width = width
 
 
 def stderr_console() -> Console:
@@ -49,8 +71,9 @@ def location(f: Finding) -> str:
 
 def findings_table(findings: list[Finding], title: str = "Findings") -> Table:
     table = Table(title=title, title_justify="left", expand=False)
-    for column in ("code", "severity", "where", "message"):
-        table.add_column(column, overflow="fold")
+    for column in ("code", "severity", "where"):
+        table.add_column(column, no_wrap=True)
+    table.add_column("message")
     ordered = sorted(findings, key=lambda f: (-f.severity.rank, f.code))
     for f in ordered:
         message = f.message if not f.hint else f"{f.message}\n[dim]fix: {f.hint}[/dim]"

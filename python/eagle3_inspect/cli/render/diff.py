@@ -8,6 +8,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from eagle3_inspect.cli.render.common import print_table
 from eagle3_inspect.commands.diff.report import DiffReport, PairResult
 
 STATUS_STYLE = {"equal": "green", "close": "cyan", "differ": "bold red", None: "yellow"}
@@ -49,14 +50,13 @@ def _changed_table(pairs: list[PairResult], structure_only: bool) -> Table:
     """One row per changed pair. mean_abs and the flat index are in the JSON only, to keep the
     table readable at 80 columns."""
     table = Table(title="Changed tensors", title_justify="left")
-    longest = max((len(p.name) for p in pairs), default=4)
-    # Names are what a reader scans for: give them room and let the numbers wrap instead.
-    table.add_column("name", overflow="fold", min_width=min(longest, 20))
+    # Names and numbers are never cut (print_table widens the table instead).
+    table.add_column("name", no_wrap=True)
     columns = ["status", "change"]
     if not structure_only:
         columns += ["max |a-b| @", "rel_l2", "cosine", "mismatched"]
     for column in columns:
-        table.add_column(column, overflow="fold")
+        table.add_column(column, no_wrap=True)
     for p in pairs:
         d = p.to_dict()
         name = p.name if p.name_b == p.name else f"{p.name} -> {p.name_b}"
@@ -77,8 +77,10 @@ def _changed_table(pairs: list[PairResult], structure_only: bool) -> Table:
 
 def _keypath_table(title: str, diff: dict[str, Any]) -> Table:
     table = Table(title=title, title_justify="left")
-    for column in ("key", "change", "A", "B"):
-        table.add_column(column, overflow="fold")
+    for column in ("key", "change"):
+        table.add_column(column, no_wrap=True)
+    table.add_column("A")
+    table.add_column("B")
     for path, value in diff["removed"].items():
         table.add_row(path, "removed", _fmt(value), "")
     for path, value in diff["added"].items():
@@ -104,27 +106,27 @@ def render_diff(report: DiffReport, console: Console) -> None:
     if report.matching.renamed:
         table = Table(title="Renamed", title_justify="left")
         for column in ("A", "B", "by"):
-            table.add_column(column, overflow="fold")
+            table.add_column(column, no_wrap=True)
         for r in report.matching.renamed:
             table.add_row(r.source, r.target, r.by)
-        console.print(table)
+        print_table(console, table)
     if report.added or report.removed:
         table = Table(title="Added / removed", title_justify="left")
         for column in ("tensor", "change", "dtype", "shape"):
-            table.add_column(column, overflow="fold")
+            table.add_column(column, no_wrap=True)
         for name, ckpt, change in [(n, report.a, "removed") for n in report.removed] + [
             (n, report.b, "added") for n in report.added
         ]:
             info = ckpt.tensors.get(name)
             dtype, shape = (info.dtype, str(list(info.shape))) if info else ("?", "?")
             table.add_row(name, change, dtype, shape)
-        console.print(table)
+        print_table(console, table)
     if report.changed:
-        console.print(_changed_table(report.changed, report.structure_only))
+        print_table(console, _changed_table(report.changed, report.structure_only))
     if report.metadata_changed:
-        console.print(_keypath_table("__metadata__ changes", report.metadata))
+        print_table(console, _keypath_table("__metadata__ changes", report.metadata))
     if report.config_changed:
-        console.print(_keypath_table("config.json changes", report.config))
+        print_table(console, _keypath_table("config.json changes", report.config))
     if report.vocab is not None and (report.vocab["a"]["d2t"] or report.vocab["b"]["d2t"]):
         console.print(f"vocab mapping: {report.vocab['summary']}")
     console.print(f"{report.unchanged} tensor pair(s) unchanged")

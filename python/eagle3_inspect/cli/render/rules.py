@@ -5,17 +5,18 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from eagle3_inspect.cli.render.common import STYLE
+from eagle3_inspect.cli.render.common import STYLE, print_table
 from eagle3_inspect.registry import Rule
 
 
 def render_rules(rules: list[Rule], console: Console) -> None:
     table = Table(title=f"{len(rules)} rules", title_justify="left")
-    for column in ("code", "severity", "summary"):
-        table.add_column(column, overflow="fold")
+    table.add_column("code", no_wrap=True)
+    table.add_column("severity", no_wrap=True)
+    table.add_column("summary")
     for r in rules:
         table.add_row(r.code, f"[{STYLE[r.severity]}]{r.severity.value}[/]", r.summary)
-    console.print(table)
+    print_table(console, table)
     console.print("Explain one with: eagle3-inspect rules CODE")
 
 

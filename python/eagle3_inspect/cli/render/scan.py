@@ -5,7 +5,12 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from eagle3_inspect.cli.render.common import findings_table, human_bytes, human_count
+from eagle3_inspect.cli.render.common import (
+    findings_table,
+    human_bytes,
+    human_count,
+    print_table,
+)
 from eagle3_inspect.commands.scan import ScanReport
 
 
@@ -23,10 +28,10 @@ def render_scan(report: ScanReport, console: Console) -> None:
     console.print(f"[bold]{ckpt.path}[/bold]  ({len(ckpt.files)} file(s), root {ckpt.root})")
     files = Table(title="Files", title_justify="left")
     for column in ("file", "size", "tensors", "data offset"):
-        files.add_column(column)
+        files.add_column(column, no_wrap=True)
     for f in ckpt.files:
         files.add_row(f.path, human_bytes(f.bytes), str(f.tensors), _fmt(f.data_offset))
-    console.print(files)
+    print_table(console, files)
     tensors = Table(
         title="Tensors" + (f" matching {report.filter!r}" if report.filter else ""),
         title_justify="left",
@@ -38,7 +43,7 @@ def render_scan(report: ScanReport, console: Console) -> None:
         ["min", "max", "mean", "std", "nan", "inf", "zeros"] if with_stats else ["bytes", "file"]
     )
     for column in columns:
-        tensors.add_column(column, overflow="fold", min_width=16 if column == "name" else None)
+        tensors.add_column(column, no_wrap=True)
     for info in report.tensors:
         row = [info.name, info.dtype, str(list(info.shape))]
         if not with_stats:
@@ -59,10 +64,10 @@ def render_scan(report: ScanReport, console: Console) -> None:
                     str(d.get("zeros", 0)),
                 ]
         tensors.add_row(*row)
-    console.print(tensors)
+    print_table(console, tensors)
     totals = Table(title="Totals by dtype", title_justify="left")
     for column in ("dtype", "tensors", "params", "bytes"):
-        totals.add_column(column)
+        totals.add_column(column, no_wrap=True)
     for dtype, t in summary["dtypes"].items():
         totals.add_row(dtype, str(t["tensors"]), human_count(t["params"]), human_bytes(t["bytes"]))
     totals.add_row(
@@ -71,11 +76,11 @@ def render_scan(report: ScanReport, console: Console) -> None:
         human_count(summary["params"]),
         human_bytes(summary["bytes"]),
     )
-    console.print(totals)
+    print_table(console, totals)
     if ckpt.metadata:
         console.print("metadata: " + ", ".join(f"{k}={v}" for k, v in ckpt.metadata.items()))
     if report.findings:
-        console.print(findings_table(report.findings))
+        print_table(console, findings_table(report.findings))
     verdict = "[bold red]errors found[/]" if summary["errors"] else "[bold green]no errors[/]"
     console.print(
         f"{verdict}: {summary['errors']} error(s), {summary['warnings']} warning(s), "

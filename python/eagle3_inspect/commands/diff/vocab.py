@@ -10,13 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from eagle3_inspect.layout.names import canonical_name
 from eagle3_inspect.reader.compare import vocab_analysis, vocab_comparison
 from eagle3_inspect.reader.vocab import default_vocab_sizes, mapping_from_json
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from eagle3_inspect.reader.checkpoint import Checkpoint
 
 

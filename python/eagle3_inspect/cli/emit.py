@@ -1,0 +1,146 @@
+"""Printing a report (or the rule catalogue) in the chosen format: `full` through the rich
+renderers (imported only then), `json`, the line formats `concise`, `github` and `jsonl` without
+rich, and `html` through the optional HTML renderer."""
+
+from __future__ import annotations
+
+import json
+import json.encoder
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from eagle3_inspect.cli.formats import html_renderer
+from eagle3_inspect.cli.render.concise import concise_line, summary_line
+from eagle3_inspect.cli.render.github import github_line
+from eagle3_inspect.cli.render.records import Record, finding_records
+from eagle3_inspect.registry import Rule
+
+
+def echo(text: str) -> None:
+    """One line on stdout; lone surrogates (undecodable path bytes) go out as the original bytes."""
+    click.echo(text.encode("utf-8", "surrogateescape"))
+
+
+def _record_encoder() -> Callable[[Any], str]:
+    """Strict compact JSON of one value. The C encoder is built once: `json.dumps` builds a new
+    encoder per call, which over a million records costs more than the encoding itself."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # pure-Python json: still correct, only slower
+        encoder = json.JSONEncoder(allow_nan=False, default=str)
+        return encoder.encode
+    # (markers, default, encoder, indent, key_separator, item_separator, sort_keys, skipkeys,
+    # allow_nan): no cycle markers, str() for unknown objects, NaN/Infinity refused.
+    c_encode = make(
+        None, str, json.encoder.encode_basestring_ascii, None, ": ", ", ", False, False, False
+    )
+    return lambda value: "".join(c_encode(value, 0))
+
+
+encode_record = _record_encoder()
+
+
+def json_text(value: Any, depth: int = 0) -> str:
+    """`value` as strict JSON, indented two levels deep with one record (a tensor, a finding) per
+    line below that. `json.dumps(indent=...)` falls back to the pure-Python encoder, which takes
+    a minute over a million tensors; the records here go through the C encoder."""
+    pad = "  " * (depth + 1)
+    if depth < 2 and isinstance(value, dict) and value:
+        items = [f"{pad}{json.dumps(str(k))}: {json_text(v, depth + 1)}" for k, v in value.items()]
+        return "{\n" + ",\n".join(items) + "\n" + "  " * depth + "}"
+    if depth < 2 and isinstance(value, list) and value:
+        items = [pad + json_text(v, depth + 1) for v in value]
+        return "[\n" + ",\n".join(items) + "\n" + "  " * depth + "]"
+    return encode_record(value)
+
+
+def emit_json(data: dict[str, Any]) -> None:
+    click.echo(json_text(data))
+
+
+def emit_records(records: list[Record], fmt: str, summary: str | None) -> None:
+    """`concise`: a line per record and the summary; `github`: an annotation per record and the
+    summary as plain log text; `jsonl`: a JSON object per record and nothing else."""
+    for r in records:
+        if fmt == "jsonl":
+            click.echo(encode_record(r.data))
+        else:
+            echo(github_line(r) if fmt == "github" else concise_line(r))
+    if summary is not None and fmt != "jsonl":
+        echo(summary)
+
+
+def _records(kind: str, report: Any) -> tuple[list[Record], str]:
+    if kind == "scan":
+        s = report.summary()
+        verdict = "errors found" if s["errors"] else "no errors"
+        return finding_records(report.findings, report.checkpoint.path), summary_line(s, verdict)
+    if kind == "validate":
+        verdict = "PASS" if report.ok else "FAIL"
+        line = summary_line(report.summary, verdict)
+        return finding_records(report.findings, report.path), (
+            f"{line} (failing on {report.fail_on.value} and above)"
+        )
+    from eagle3_inspect.cli.render.diff_records import diff_records, diff_summary
+
+    return diff_records(report), diff_summary(report)
+
+
+def _render_full(kind: str, report: Any) -> None:
+    from eagle3_inspect.cli.render.common import stdout_console
+
+    console = stdout_console()
+    if kind == "scan":
+        from eagle3_inspect.cli.render.scan import render_scan
+
+        render_scan(report, console)
+    elif kind == "validate":
+        from eagle3_inspect.cli.render.validate import render_validate
+
+        render_validate(report, console)
+    else:
+        from eagle3_inspect.cli.render.diff import render_diff
+
+        render_diff(report, console)
+
+
+def emit_report(kind: str, report: Any, fmt: str, html_file: str | None = None) -> None:
+    """Prints `report` (a scan, validate or diff report) as `fmt`; with `html_file`, also writes
+    the HTML report there."""
+    if html_file is not None:
+        with open(html_file, "w", encoding="utf-8") as out:
+            out.write(html_renderer()(report))
+    if fmt == "json":
+        emit_json(report.to_dict())
+    elif fmt == "full":
+        _render_full(kind, report)
+    elif fmt == "html":
+        click.echo(html_renderer()(report))
+    else:
+        records, summary = _records(kind, report)
+        emit_records(records, fmt, summary)
+
+
+def emit_rules(rules: list[Rule], fmt: str, single: bool) -> None:
+    """The catalogue (or, `single`, one rule): `concise` and `github` print `CODE [severity]
+    summary` per rule, `jsonl` one rule per line; `html` is refused before this is reached."""
+    if fmt == "json":
+        if single:
+            emit_json(rules[0].to_dict())
+        else:
+            emit_json({"schema": "eagle3-inspect/rules/1", "rules": [r.to_dict() for r in rules]})
+    elif fmt == "jsonl":
+        for r in rules:
+            click.echo(encode_record({"schema": "eagle3-inspect/rule/1", **r.to_dict()}))
+    elif fmt in ("concise", "github"):
+        for r in rules:
+            echo(f"{r.code} [{r.severity.value}] {r.summary}")
+    else:
+        from eagle3_inspect.cli.render.common import stdout_console
+        from eagle3_inspect.cli.render.rules import render_rule, render_rules
+
+        if single:
+            render_rule(rules[0], stdout_console())
+        else:
+            render_rules(rules, stdout_console())
