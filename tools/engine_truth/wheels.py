@@ -5,12 +5,16 @@ class out of a source file with `ast` (the text is returned unchanged)."""
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
 
-DEFAULT_CACHE = Path("/work/cache/engine_wheels")
+# Outside the repo; the wheels are read in place and never committed.
+DEFAULT_CACHE = Path(
+    os.environ.get("E3_ENGINE_WHEELS", Path.home() / ".cache/eagle3-inspect/engine_wheels")
+)
 
 
 def download(engine: str, version: str, cache: Path) -> Path:
