@@ -195,4 +195,4 @@ def test_tensor_stats_to_dict_keys_follow_json_fields_then_the_set_extras() -> N
     assert list(data) == [*JSON_FIELDS, *_EXTRA_FIELDS]
     assert data["l2"] == "inf" and data["min"] == -1.0 and data["hash"] == "ab"
     bare = TensorStats("F32", 0, 0, 0, 0, 0, 0, None, None, None, None, None, None)
-    assert list(bare.to_dict()) == list(JSON_FIELDS)
+    assert list(bare.to_dict()) == [*JSON_FIELDS, "finite"]
