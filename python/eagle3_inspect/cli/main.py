@@ -6,8 +6,6 @@ Exit codes: 0 clean, 1 findings or differences, 2 could not run.
 from __future__ import annotations
 
 import functools
-import json
-import json.encoder
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -15,6 +13,7 @@ from typing import Any
 import click
 
 from eagle3_inspect import __version__
+from eagle3_inspect.cli.json_stream import write_json
 from eagle3_inspect.errors import InspectError
 from eagle3_inspect.reader.stats import MAX_THREADS
 
@@ -48,40 +47,8 @@ def guarded(command: Callable[..., int]) -> Callable[..., None]:
     return wrapper
 
 
-def _record_encoder() -> Callable[[Any], str]:
-    """Strict compact JSON of one value. The C encoder is built once: `json.dumps` builds a new
-    encoder per call, which over a million records costs more than the encoding itself."""
-    make = getattr(json.encoder, "c_make_encoder", None)
-    if make is None:  # pure-Python json: still correct, only slower
-        encoder = json.JSONEncoder(allow_nan=False, default=str)
-        return encoder.encode
-    # (markers, default, encoder, indent, key_separator, item_separator, sort_keys, skipkeys,
-    # allow_nan): no cycle markers, str() for unknown objects, NaN/Infinity refused.
-    c_encode = make(
-        None, str, json.encoder.encode_basestring_ascii, None, ": ", ", ", False, False, False
-    )
-    return lambda value: "".join(c_encode(value, 0))
-
-
-_encode_record = _record_encoder()
-
-
-def json_text(value: Any, depth: int = 0) -> str:
-    """`value` as strict JSON, indented two levels deep with one record (a tensor, a finding) per
-    line below that. `json.dumps(indent=...)` falls back to the pure-Python encoder, which takes
-    a minute over a million tensors; the records here go through the C encoder."""
-    pad = "  " * (depth + 1)
-    if depth < 2 and isinstance(value, dict) and value:
-        items = [f"{pad}{json.dumps(str(k))}: {json_text(v, depth + 1)}" for k, v in value.items()]
-        return "{\n" + ",\n".join(items) + "\n" + "  " * depth + "}"
-    if depth < 2 and isinstance(value, list) and value:
-        items = [pad + json_text(v, depth + 1) for v in value]
-        return "[\n" + ",\n".join(items) + "\n" + "  " * depth + "]"
-    return _encode_record(value)
-
-
 def emit_json(data: dict[str, Any]) -> None:
-    click.echo(json_text(data))
+    write_json(data, lambda text: click.echo(text, nl=False))
 
 
 class OneLineUsageErrors(click.Group):
