@@ -15,6 +15,7 @@ import click
 from eagle3_inspect import __version__
 from eagle3_inspect.cli.json_stream import write_json
 from eagle3_inspect.errors import InspectError
+from eagle3_inspect.reader.bulk import paused_gc
 from eagle3_inspect.reader.stats import MAX_THREADS
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_CANNOT_RUN = 0, 1, 2
@@ -36,7 +37,10 @@ def guarded(command: Callable[..., int]) -> Callable[..., None]:
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> None:
         try:
-            code = command(*args, **kwargs)
+            # A command builds a record per tensor (a million for a large header) and none of
+            # them form cycles: the collector would only walk them again and again.
+            with paused_gc():
+                code = command(*args, **kwargs)
         except (InspectError, OSError, ValueError) as exc:
             fail(str(exc))
         except KeyboardInterrupt:

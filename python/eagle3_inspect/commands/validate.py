@@ -12,6 +12,7 @@ from typing import Any
 
 from eagle3_inspect.findings import Finding, Severity, count_by_severity
 from eagle3_inspect.layout import Layout, detect_layout
+from eagle3_inspect.reader.bulk import paused_gc
 from eagle3_inspect.reader.checkpoint import Checkpoint
 from eagle3_inspect.reader.draft_config import read_draft_config
 from eagle3_inspect.reader.stats import ProgressCallback
@@ -91,6 +92,19 @@ def validate(
 ) -> Report:
     """Validates the drafter at `path`. `engine` is "sglang", "vllm@0.20", "all", ...;
     `target` a target model directory, config.json or index (headers and config only)."""
+    with paused_gc():  # a finding per tensor of a large header: see reader/bulk.py
+        return _validate(path, engine, target, stats, fail_on, threads, progress)
+
+
+def _validate(
+    path: str | os.PathLike[str] | Checkpoint,
+    engine: str | None,
+    target: str | os.PathLike[str] | None,
+    stats: bool,
+    fail_on: str | Severity,
+    threads: int | None,
+    progress: ProgressCallback | None,
+) -> Report:
     from eagle3_inspect.rules.en import check_all, resolve_engines
 
     ckpt = path if isinstance(path, Checkpoint) else Checkpoint(path)

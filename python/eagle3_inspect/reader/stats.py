@@ -8,6 +8,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from eagle3_inspect import _native
+from eagle3_inspect.reader.bulk import paused_gc
 
 ProgressCallback = Callable[[int, int], Any]
 
@@ -127,7 +128,8 @@ def compute_stats(
     KeyboardInterrupt within about a second."""
     if threads is not None and threads < 1:
         raise ValueError(f"threads must be >= 1, got {threads}")
-    raw = _native.tensor_stats(
-        native, list(names), hashes=hashes, threads=threads, progress=progress
-    )
-    return {name: TensorStats(**values) for name, values in raw.items()}
+    with paused_gc():
+        raw = _native.tensor_stats(
+            native, list(names), hashes=hashes, threads=threads, progress=progress
+        )
+        return {name: TensorStats(**values) for name, values in raw.items()}
