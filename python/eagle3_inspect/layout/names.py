@@ -19,7 +19,7 @@ _MIDLAYER = re.compile(r"^(midlayers?)\.(.*)$")
 _LAYERS = re.compile(r"^layers\.(\d+)\.(.+)$")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class BlockKey:
     """A key inside a decoder block: its dialect, layer index and the rest of the name."""
 
@@ -41,14 +41,19 @@ def parse_block_key(name: str) -> BlockKey | None:
 
 
 def _parse_bare(bare: str, head: str) -> BlockKey | None:
+    # The three spellings start differently: a prefix test picks the one pattern that can match.
+    if bare.startswith("layers."):
+        match = _LAYERS.match(bare)
+        if match:
+            index = int(match.group(1))
+            return BlockKey("layers", index, match.group(2), f"{head}layers.{index}.")
+        return None
+    if not bare.startswith("midlayer"):
+        return None
     match = _MIDLAYER_INDEXED.match(bare)
     if match:
         spelled, index = match.group(1), int(match.group(2))
         return BlockKey("midlayer", index, match.group(3), f"{head}{spelled}.{match.group(2)}.")
-    match = _LAYERS.match(bare)
-    if match:
-        index = int(match.group(1))
-        return BlockKey("layers", index, match.group(2), f"{head}layers.{index}.")
     match = _MIDLAYER.match(bare)
     if match:
         return BlockKey("midlayer", 0, match.group(2), f"{head}{match.group(1)}.")
