@@ -81,3 +81,20 @@ def test_non_finite_floats_are_refused_and_unknown_objects_become_strings() -> N
     assert json_stream.json_text({"a": {"b": {"c": None, "d": object}}}).startswith(
         '{\n  "a": {\n    "b": {"c": null, "d": "<class'
     )
+
+
+def test_empty_record_iterators_are_written_as_empty_lists(many, run_cli) -> None:
+    code, out, err = run_cli("scan", many, "--json", "--filter", "no-such-*")
+    assert code == 0, err
+    assert out == _old_json_text(scan(many, filter="no-such-*").to_dict()) + "\n"
+    assert '"tensors": [],' in out and '"findings": [],' in out
+    assert json_stream.json_text({"a": iter([])}) == '{\n  "a": []\n}'
+
+
+def test_the_api_documents_keep_their_lists_and_streamed_ones_yield_the_same_records(many):
+    report = validate(many)
+    listed, streamed = report.to_dict(), report.to_dict(stream=True)
+    assert isinstance(listed["findings"], list)
+    assert list(streamed["findings"]) == listed["findings"]
+    rows = scan(many, stats=True)
+    assert list(rows.to_dict(stream=True)["tensors"]) == rows.to_dict()["tensors"]

@@ -34,7 +34,8 @@ encode_record = _record_encoder()
 
 
 def iter_json(value: Any, depth: int = 0) -> Iterator[str]:
-    """Pieces of `value` as JSON; joined they are the document (two levels indented)."""
+    """Pieces of `value` as JSON; joined they are the document (two levels indented). An
+    iterator (of records, consumed once) is written as the list it yields."""
     pad = "  " * (depth + 1)
     if depth < 2 and isinstance(value, dict) and value:
         sep = "{\n"
@@ -43,13 +44,14 @@ def iter_json(value: Any, depth: int = 0) -> Iterator[str]:
             yield from iter_json(v, depth + 1)
             sep = ",\n"
         yield "\n" + "  " * depth + "}"
-    elif depth < 2 and isinstance(value, list) and value:
+    elif depth < 2 and isinstance(value, (list, Iterator)):
         sep = "[\n"
         for v in value:
             yield sep + pad
             yield from iter_json(v, depth + 1)
             sep = ",\n"
-        yield "\n" + "  " * depth + "]"
+        # An empty list is `[]`, whether it came as a list or as an iterator.
+        yield "[]" if sep == "[\n" else "\n" + "  " * depth + "]"
     else:
         yield encode_record(value)
 

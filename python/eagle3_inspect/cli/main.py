@@ -114,7 +114,7 @@ def scan(
             progress=progress,
         )
     if as_json:
-        emit_json(report.to_dict())
+        emit_json(report.to_dict(stream=True))
     else:
         from eagle3_inspect.cli.render.common import stdout_console
         from eagle3_inspect.cli.render.scan import render_scan
@@ -204,7 +204,7 @@ def validate(
             progress=progress,
         )
     if as_json:
-        emit_json(report.to_dict())
+        emit_json(report.to_dict(stream=True))
     else:
         from eagle3_inspect.cli.render.common import stdout_console
         from eagle3_inspect.cli.render.validate import render_validate

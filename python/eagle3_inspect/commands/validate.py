@@ -50,8 +50,11 @@ class Report:
         """No finding at or above `fail_on`."""
         return all(f.severity.rank < self.fail_on.rank for f in self.findings)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, *, stream: bool = False) -> dict[str, Any]:
+        """The `--json` document. With `stream`, `findings` is a one-pass iterator of its records
+        (for the CLI's streaming writer: a million findings never held as dicts at once)."""
         layout = self.layout.to_dict()
+        findings = (f.to_dict() for f in self.findings)
         return {
             "schema": SCHEMA,
             "path": self.path,
@@ -61,7 +64,7 @@ class Report:
             "target": None if self.target is None else self.target.path,
             "layout": layout,
             "vocab": None if self.vocab is None else self.vocab.to_dict(),
-            "findings": [f.to_dict() for f in self.findings],
+            "findings": findings if stream else list(findings),
             "summary": self.summary,
         }
 
