@@ -62,7 +62,9 @@ def tensor_stats(
     hashes: bool = False,
     threads: int | None = None,
     progress: ProgressCallback | None = None,
-) -> dict[str, dict[str, Any]]: ...
+) -> dict[str, list[Any]]:
+    """Columns: `name` and every TensorStats field in its order, one row per tensor."""
+
 def vocab_mapping(
     checkpoint: NativeCheckpoint,
     *,

@@ -196,3 +196,24 @@ def test_tensor_stats_to_dict_keys_follow_json_fields_then_the_set_extras() -> N
     assert data["l2"] == "inf" and data["min"] == -1.0 and data["hash"] == "ab"
     bare = TensorStats("F32", 0, 0, 0, 0, 0, 0, None, None, None, None, None, None)
     assert list(bare.to_dict()) == [*JSON_FIELDS, "finite"]
+
+
+def test_native_stats_columns_are_name_then_the_tensor_stats_fields(tmp_path) -> None:
+    from dataclasses import fields
+
+    import safetensors.numpy
+
+    import eagle3_inspect
+    from eagle3_inspect import _native
+    from eagle3_inspect.reader.stats import TensorStats
+
+    path = tmp_path / "m.safetensors"
+    arrays = {"a": np.arange(6, dtype=np.int64), "b": np.ones(3, dtype=np.float32)}
+    safetensors.numpy.save_file(arrays, str(path))
+    ckpt = eagle3_inspect.open(path)
+    columns = _native.tensor_stats(ckpt._native, ["b", "a"], hashes=True)
+    assert list(columns) == ["name", *(f.name for f in fields(TensorStats))]
+    assert columns["name"] == ["b", "a"] and columns["int_sum"] == [None, 15]
+    stats = ckpt.stats(hashes=True)
+    assert list(stats) == ["a", "b"] and stats["a"].int_sum == 15 and stats["b"].mean == 1.0
+    assert stats["a"].hash == columns["hash"][1] and len(stats["b"].hash) == 32

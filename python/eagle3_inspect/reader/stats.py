@@ -107,6 +107,7 @@ class TensorStats:
         return ordered
 
 
+_FIELD_ORDER = tuple(f.name for f in fields(TensorStats))
 _FLOAT_FIELDS = ("min", "max", "mean", "std", "abs_max", "l2")
 _EXTRA_FIELDS = tuple(
     f.name for f in fields(TensorStats) if f.name not in JSON_FIELDS and f.name != "dtype"
@@ -129,7 +130,13 @@ def compute_stats(
     if threads is not None and threads < 1:
         raise ValueError(f"threads must be >= 1, got {threads}")
     with paused_gc():
-        raw = _native.tensor_stats(
+        columns = _native.tensor_stats(
             native, list(names), hashes=hashes, threads=threads, progress=progress
         )
-        return {name: TensorStats(**values) for name, values in raw.items()}
+        # Columns, not a dict per tensor: a million results never exist in both forms at once.
+        names_column = columns.pop("name")
+        if tuple(columns) != _FIELD_ORDER:
+            raise RuntimeError(f"native stats columns {list(columns)} != {list(_FIELD_ORDER)}")
+        rows = zip(*columns.values(), strict=True)
+        del columns
+        return {name: TensorStats(*row) for name, row in zip(names_column, rows, strict=True)}

@@ -68,7 +68,9 @@ mod tests {
 
     #[test]
     fn only_entries_that_could_repeat_a_field_are_parsed() {
-        assert!(!may_repeat(r#"{"dtype":"F32","shape":[2],"data_offsets":[0,8]}"#));
+        assert!(!may_repeat(
+            r#"{"dtype":"F32","shape":[2],"data_offsets":[0,8]}"#
+        ));
         assert!(may_repeat(r#"{"dtype":"F32","dtype":"I8"}"#));
         assert!(may_repeat(r#"{"shape":[1],"x":"shape","shape":[2]}"#));
         // An escaped key can spell a known name without its literal text.
