@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from eagle3_inspect.layout import detect_layout, parse_block_key, strip_model_prefix
 from eagle3_inspect.layout.detect import _bare_rests
+from eagle3_inspect.layout.names import block_parts
 from eagle3_inspect.reader.tensorinfo import TensorInfo
 
 HEADS = ["", "model.", "model.model.", "model.model.model."]
@@ -24,7 +25,7 @@ def _rests_by_separate_parse(names: list[str]) -> set[str]:
 @settings(max_examples=300, deadline=None)
 @given(st.lists(NAMES, max_size=12, unique=True))
 def test_rests_from_one_parse_equal_a_separate_parse(names: list[str]) -> None:
-    parsed = list(map(parse_block_key, names))
+    parsed = list(map(block_parts, names))
     assert _bare_rests(names, parsed) == _rests_by_separate_parse(names)
 
 

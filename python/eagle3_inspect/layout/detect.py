@@ -8,31 +8,28 @@ from typing import Any
 
 from eagle3_inspect.layout.dims import infer_dims
 from eagle3_inspect.layout.model import Layout
-from eagle3_inspect.layout.names import (
-    MODEL_PREFIX,
-    BlockKey,
-    parse_block_key,
-    strip_model_prefix,
-)
+from eagle3_inspect.layout.names import MODEL_PREFIX, block_parts, strip_model_prefix
 from eagle3_inspect.reader.draft_config import DraftConfig, read_draft_config
 from eagle3_inspect.reader.dtypes import FLOAT_DTYPES
 from eagle3_inspect.reader.tensorinfo import TensorInfo
 
 # Names whose dtype is not a weight dtype: vocabulary maps are int64/bool by design.
 VOCAB_BUFFERS = frozenset({"d2t", "t2d"})
+# A key's block reading: (dialect, index, rest, prefix), see `names.block_parts`.
+Parts = tuple[str, int, str, str]
 MLA_MARKERS = ("self_attn.q_a_proj.", "self_attn.kv_a_proj_with_mqa.", "self_attn.kv_b_proj.")
 
 
-def _blocks_by_dialect(keys: list[BlockKey]) -> dict[str, dict[int, str]]:
+def _blocks_by_dialect(keys: list[Parts]) -> dict[str, dict[int, str]]:
     found: dict[str, dict[int, str]] = {"midlayer": {}, "layers": {}}
-    for key in keys:
-        found[key.dialect].setdefault(key.index, key.prefix)
+    for dialect, index, _, prefix in keys:
+        found[dialect].setdefault(index, prefix)
     return found
 
 
-def _choose_dialect(keys: list[BlockKey], layout: Layout) -> None:
+def _choose_dialect(keys: list[Parts], layout: Layout) -> None:
     found = _blocks_by_dialect(keys)
-    counts = Counter(k.dialect for k in keys)
+    counts = Counter(k[0] for k in keys)
     present = [d for d in ("midlayer", "layers") if found[d]]
     if not present:
         return
@@ -63,15 +60,15 @@ def _flags(bare: set[str], block_rests: set[str], layout: Layout) -> None:
     layout.eagle31 = bool(extras)
 
 
-def _bare_rests(names: list[str], parsed: list[BlockKey | None]) -> set[str]:
+def _bare_rests(names: list[str], parsed: list[Parts | None]) -> set[str]:
     """The block-relative rests of the keys read without their `model.` prefix. That is each
     key's own parse, except for a doubled `model.model.` prefix, which is re-parsed."""
     rests = set()
     for name, key in zip(names, parsed, strict=True):
         if name.startswith(MODEL_PREFIX + MODEL_PREFIX):
-            key = parse_block_key(name[len(MODEL_PREFIX) :])
+            key = block_parts(name[len(MODEL_PREFIX) :])
         if key is not None:
-            rests.add(key.rest)
+            rests.add(key[2])
     return rests
 
 
@@ -100,7 +97,7 @@ def detect_layout(
     if prefixed and len(prefixed) >= len(names) - sum(n == "lm_head.weight" for n in names):
         layout.key_prefix = MODEL_PREFIX
     # Each key is parsed once (a million-tensor header makes every extra pass count).
-    parsed = list(map(parse_block_key, names))
+    parsed = list(map(block_parts, names))
     _choose_dialect([k for k in parsed if k is not None], layout)
     shapes = {strip_model_prefix(n): tuple(info.shape) for n, info in tensors.items()}
     _flags(set(shapes), _bare_rests(names, parsed), layout)
