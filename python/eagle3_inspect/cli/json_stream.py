@@ -47,8 +47,11 @@ def iter_json(value: Any, depth: int = 0) -> Iterator[str]:
     elif depth < 2 and isinstance(value, (list, Iterator)):
         sep = "[\n"
         for v in value:
-            yield sep + pad
-            yield from iter_json(v, depth + 1)
+            if depth == 1:  # a record (one line): encoded here, not through a generator each
+                yield sep + pad + encode_record(v)
+            else:
+                yield sep + pad
+                yield from iter_json(v, depth + 1)
             sep = ",\n"
         # An empty list is `[]`, whether it came as a list or as an iterator.
         yield "[]" if sep == "[\n" else "\n" + "  " * depth + "]"
