@@ -44,7 +44,7 @@ class NativeCheckpoint:
 
     @property
     def tensors(self) -> dict[str, list[Any]]:
-        """Columns name, dtype, shape (list[int] | None), nbytes (int | None), file, offset
+        """Columns name, dtype, shape (tuple[int, ...] | None), nbytes (int | None), file, offset
         (absolute), readable: row i of each is tensor i, in name order."""
 
     @property
