@@ -44,7 +44,7 @@ class NativeCheckpoint:
 
     @property
     def tensors(self) -> dict[str, list[Any]]:
-        """Columns name, dtype, shape (list[int] | None), nbytes (int | None), file, offset
+        """Columns name, dtype, shape (tuple[int, ...] | None), nbytes (int | None), file, offset
         (absolute), readable: row i of each is tensor i, in name order."""
 
     @property
@@ -62,7 +62,9 @@ def tensor_stats(
     hashes: bool = False,
     threads: int | None = None,
     progress: ProgressCallback | None = None,
-) -> dict[str, dict[str, Any]]: ...
+) -> dict[str, list[Any]]:
+    """Columns: `name` and every TensorStats field in its order, one row per tensor."""
+
 def vocab_mapping(
     checkpoint: NativeCheckpoint,
     *,

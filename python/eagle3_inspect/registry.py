@@ -145,7 +145,7 @@ def finding(
 ) -> Finding:
     """A finding for a defined `code`: severity and hint come from its definition unless the
     check passes a case-specific one (e.g. E3002 is an error only for a reduced vocabulary)."""
-    defined = rule(code)
+    defined = all_rules().get(code) or rule(code)  # exact spelling first: one per tensor
     return Finding(
         code=code,
         severity=severity or defined.severity,

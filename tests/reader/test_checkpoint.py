@@ -161,3 +161,59 @@ def test_bf16_without_ml_dtypes_explains_how_to_get_it(single, monkeypatch):
     with pytest.raises(MissingDependencyError, match="pip install"):
         ckpt.tensor("bf16")
     assert ckpt.tensor("f32").shape == (3, 4)
+
+
+def test_finding_to_dict_lists_every_field_in_declaration_order() -> None:
+    from dataclasses import fields
+
+    from eagle3_inspect.findings import Finding, Severity
+
+    f = Finding("ST001", Severity.WARNING, "m", "f", "t", 3, "k", "h", "e")
+    data = f.to_dict()
+    assert list(data) == [x.name for x in fields(Finding)]
+    assert data["severity"] == "warning"
+    assert [data[x.name] for x in fields(Finding) if x.name != "severity"] == [
+        "ST001",
+        "m",
+        "f",
+        "t",
+        3,
+        "k",
+        "h",
+        "e",
+    ]
+
+
+def test_tensor_stats_to_dict_keys_follow_json_fields_then_the_set_extras() -> None:
+    import math
+
+    from eagle3_inspect.reader.stats import _EXTRA_FIELDS, JSON_FIELDS, TensorStats
+
+    extras = {"int_min": -1, "int_max": 2, "int_sum": 5, "true_count": 1, "hash": "ab"}
+    s = TensorStats("I64", 4, 0, 0, 0, 1, 4, -1.0, 2.0, 0.5, 1.0, 2.0, math.inf, **extras)
+    data = s.to_dict()
+    assert list(data) == [*JSON_FIELDS, *_EXTRA_FIELDS]
+    assert data["l2"] == "inf" and data["min"] == -1.0 and data["hash"] == "ab"
+    bare = TensorStats("F32", 0, 0, 0, 0, 0, 0, None, None, None, None, None, None)
+    assert list(bare.to_dict()) == [*JSON_FIELDS, "finite"]
+
+
+def test_native_stats_columns_are_name_then_the_tensor_stats_fields(tmp_path) -> None:
+    from dataclasses import fields
+
+    import safetensors.numpy
+
+    import eagle3_inspect
+    from eagle3_inspect import _native
+    from eagle3_inspect.reader.stats import TensorStats
+
+    path = tmp_path / "m.safetensors"
+    arrays = {"a": np.arange(6, dtype=np.int64), "b": np.ones(3, dtype=np.float32)}
+    safetensors.numpy.save_file(arrays, str(path))
+    ckpt = eagle3_inspect.open(path)
+    columns = _native.tensor_stats(ckpt._native, ["b", "a"], hashes=True)
+    assert list(columns) == ["name", *(f.name for f in fields(TensorStats))]
+    assert columns["name"] == ["b", "a"] and columns["int_sum"] == [None, 15]
+    stats = ckpt.stats(hashes=True)
+    assert list(stats) == ["a", "b"] and stats["a"].int_sum == 15 and stats["b"].mean == 1.0
+    assert stats["a"].hash == columns["hash"][1] and len(stats["b"].hash) == 32

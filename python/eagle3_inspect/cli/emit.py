@@ -4,14 +4,12 @@ rich, and `html` through the optional HTML renderer."""
 
 from __future__ import annotations
 
-import json
-import json.encoder
-from collections.abc import Callable
 from typing import Any
 
 import click
 
 from eagle3_inspect.cli.formats import html_renderer
+from eagle3_inspect.cli.json_stream import encode_record, write_json
 from eagle3_inspect.cli.render.concise import concise_line, summary_line
 from eagle3_inspect.cli.render.github import github_line
 from eagle3_inspect.cli.render.records import Record, finding_records
@@ -23,40 +21,9 @@ def echo(text: str) -> None:
     click.echo(text.encode("utf-8", "surrogateescape"))
 
 
-def _record_encoder() -> Callable[[Any], str]:
-    """Strict compact JSON of one value. The C encoder is built once: `json.dumps` builds a new
-    encoder per call, which over a million records costs more than the encoding itself."""
-    make = getattr(json.encoder, "c_make_encoder", None)
-    if make is None:  # pure-Python json: still correct, only slower
-        encoder = json.JSONEncoder(allow_nan=False, default=str)
-        return encoder.encode
-    # (markers, default, encoder, indent, key_separator, item_separator, sort_keys, skipkeys,
-    # allow_nan): no cycle markers, str() for unknown objects, NaN/Infinity refused.
-    c_encode = make(
-        None, str, json.encoder.encode_basestring_ascii, None, ": ", ", ", False, False, False
-    )
-    return lambda value: "".join(c_encode(value, 0))
-
-
-encode_record = _record_encoder()
-
-
-def json_text(value: Any, depth: int = 0) -> str:
-    """`value` as strict JSON, indented two levels deep with one record (a tensor, a finding) per
-    line below that. `json.dumps(indent=...)` falls back to the pure-Python encoder, which takes
-    a minute over a million tensors; the records here go through the C encoder."""
-    pad = "  " * (depth + 1)
-    if depth < 2 and isinstance(value, dict) and value:
-        items = [f"{pad}{json.dumps(str(k))}: {json_text(v, depth + 1)}" for k, v in value.items()]
-        return "{\n" + ",\n".join(items) + "\n" + "  " * depth + "}"
-    if depth < 2 and isinstance(value, list) and value:
-        items = [pad + json_text(v, depth + 1) for v in value]
-        return "[\n" + ",\n".join(items) + "\n" + "  " * depth + "]"
-    return encode_record(value)
-
-
 def emit_json(data: dict[str, Any]) -> None:
-    click.echo(json_text(data))
+    """Strict JSON on stdout, streamed in batches (`cli/json_stream.py`)."""
+    write_json(data, lambda text: click.echo(text, nl=False))
 
 
 def emit_records(records: list[Record], fmt: str, summary: str | None) -> None:
@@ -112,7 +79,8 @@ def emit_report(kind: str, report: Any, fmt: str, html_file: str | None = None) 
         with open(html_file, "w", encoding="utf-8") as out:
             out.write(html_renderer()(report))
     if fmt == "json":
-        emit_json(report.to_dict())
+        # scan and validate hand the writer record iterators: no million row dicts held at once.
+        emit_json(report.to_dict(stream=True) if kind in ("scan", "validate") else report.to_dict())
     elif fmt == "full":
         _render_full(kind, report)
     elif fmt == "html":

@@ -17,6 +17,7 @@ from eagle3_inspect import __version__
 from eagle3_inspect.cli.emit import emit_report, emit_rules
 from eagle3_inspect.cli.formats import FormatError, format_options, html_renderer, resolve_format
 from eagle3_inspect.errors import InspectError
+from eagle3_inspect.reader.bulk import paused_gc
 from eagle3_inspect.reader.stats import MAX_THREADS
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_CANNOT_RUN = 0, 1, 2
@@ -38,7 +39,10 @@ def guarded(command: Callable[..., int]) -> Callable[..., None]:
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> None:
         try:
-            code = command(*args, **kwargs)
+            # A command builds a record per tensor (a million for a large header) and none of
+            # them form cycles: the collector would only walk them again and again.
+            with paused_gc():
+                code = command(*args, **kwargs)
         except (InspectError, OSError, ValueError, FormatError) as exc:
             fail(str(exc))
         except KeyboardInterrupt:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,14 +56,20 @@ class ScanReport:
 
         return fragment(scan_view(self))
 
-    def to_dict(self) -> dict[str, Any]:
-        ckpt = self.checkpoint
-        tensors = []
+    def _tensor_rows(self) -> Iterator[dict[str, Any]]:
+        stats = self.stats
         for info in self.tensors:
             row = info.to_dict()
-            if self.stats is not None and info.name in self.stats:
-                row["stats"] = self.stats[info.name].to_dict()
-            tensors.append(row)
+            if stats is not None and info.name in stats:
+                row["stats"] = stats[info.name].to_dict()
+            yield row
+
+    def to_dict(self, *, stream: bool = False) -> dict[str, Any]:
+        """The `--json` document. With `stream`, `tensors` and `findings` are one-pass iterators
+        of their records (for the CLI's streaming writer: a million rows never held at once)."""
+        ckpt = self.checkpoint
+        tensors = self._tensor_rows()
+        findings = (f.to_dict() for f in self.findings)
         return {
             "schema": SCHEMA,
             "path": ckpt.path,
@@ -80,8 +87,8 @@ class ScanReport:
                 for f in ckpt.files
             ],
             "metadata": ckpt.metadata,
-            "tensors": tensors,
-            "findings": [f.to_dict() for f in self.findings],
+            "tensors": tensors if stream else list(tensors),
+            "findings": findings if stream else list(findings),
             "summary": self.summary(),
         }
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from eagle3_inspect.findings import Finding, Severity, count_by_severity
 from eagle3_inspect.layout import Layout, detect_layout
+from eagle3_inspect.reader.bulk import paused_gc
 from eagle3_inspect.reader.checkpoint import Checkpoint
 from eagle3_inspect.reader.draft_config import read_draft_config
 from eagle3_inspect.reader.stats import ProgressCallback
@@ -57,8 +58,11 @@ class Report:
 
         return fragment(validate_view(self, plots=plots_available()))
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, *, stream: bool = False) -> dict[str, Any]:
+        """The `--json` document. With `stream`, `findings` is a one-pass iterator of its records
+        (for the CLI's streaming writer: a million findings never held as dicts at once)."""
         layout = self.layout.to_dict()
+        findings = (f.to_dict() for f in self.findings)
         return {
             "schema": SCHEMA,
             "path": self.path,
@@ -68,7 +72,7 @@ class Report:
             "target": None if self.target is None else self.target.path,
             "layout": layout,
             "vocab": None if self.vocab is None else self.vocab.to_dict(),
-            "findings": [f.to_dict() for f in self.findings],
+            "findings": findings if stream else list(findings),
             "summary": self.summary,
         }
 
@@ -99,6 +103,19 @@ def validate(
 ) -> Report:
     """Validates the drafter at `path`. `engine` is "sglang", "vllm@0.20", "all", ...;
     `target` a target model directory, config.json or index (headers and config only)."""
+    with paused_gc():  # a finding per tensor of a large header: see reader/bulk.py
+        return _validate(path, engine, target, stats, fail_on, threads, progress)
+
+
+def _validate(
+    path: str | os.PathLike[str] | Checkpoint,
+    engine: str | None,
+    target: str | os.PathLike[str] | None,
+    stats: bool,
+    fail_on: str | Severity,
+    threads: int | None,
+    progress: ProgressCallback | None,
+) -> Report:
     ckpt = path if isinstance(path, Checkpoint) else Checkpoint(path)
     profiles = []
     if engine is not None:

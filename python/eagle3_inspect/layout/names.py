@@ -13,13 +13,14 @@ from dataclasses import dataclass
 
 # The prefix some exporters leave on every key; engines differ in whether they strip it.
 MODEL_PREFIX = "model."
+_PREFIX_LEN = len(MODEL_PREFIX)
 
 _MIDLAYER_INDEXED = re.compile(r"^(midlayers?)\.(\d+)\.(.*)$")
 _MIDLAYER = re.compile(r"^(midlayers?)\.(.*)$")
 _LAYERS = re.compile(r"^layers\.(\d+)\.(.+)$")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class BlockKey:
     """A key inside a decoder block: its dialect, layer index and the rest of the name."""
 
@@ -31,27 +32,39 @@ class BlockKey:
 
 def strip_model_prefix(name: str) -> str:
     """`name` without a leading `model.`."""
-    return name[len(MODEL_PREFIX) :] if name.startswith(MODEL_PREFIX) else name
+    return name[_PREFIX_LEN:] if name.startswith(MODEL_PREFIX) else name
 
 
 def parse_block_key(name: str) -> BlockKey | None:
     """The decoder-block reading of `name`, or None for a top-level key (fc, norm, lm_head...)."""
-    bare = strip_model_prefix(name)
+    parts = block_parts(name)
+    return None if parts is None else BlockKey(*parts)
+
+
+def block_parts(name: str) -> tuple[str, int, str, str] | None:
+    """`parse_block_key` as a plain tuple (dialect, index, rest, prefix): the layout detection
+    reads every key of a header, and a tuple costs a fraction of a BlockKey to build."""
+    bare = name[_PREFIX_LEN:] if name.startswith(MODEL_PREFIX) else name
     return _parse_bare(bare, name[: len(name) - len(bare)])
 
 
-def _parse_bare(bare: str, head: str) -> BlockKey | None:
+def _parse_bare(bare: str, head: str) -> tuple[str, int, str, str] | None:
+    # The three spellings start differently: a prefix test picks the one pattern that can match.
+    if bare.startswith("layers."):
+        match = _LAYERS.match(bare)
+        if match:
+            index = int(match.group(1))
+            return ("layers", index, match.group(2), f"{head}layers.{index}.")
+        return None
+    if not bare.startswith("midlayer"):
+        return None
     match = _MIDLAYER_INDEXED.match(bare)
     if match:
         spelled, index = match.group(1), int(match.group(2))
-        return BlockKey("midlayer", index, match.group(3), f"{head}{spelled}.{match.group(2)}.")
-    match = _LAYERS.match(bare)
-    if match:
-        index = int(match.group(1))
-        return BlockKey("layers", index, match.group(2), f"{head}layers.{index}.")
+        return ("midlayer", index, match.group(3), f"{head}{spelled}.{match.group(2)}.")
     match = _MIDLAYER.match(bare)
     if match:
-        return BlockKey("midlayer", 0, match.group(2), f"{head}{match.group(1)}.")
+        return ("midlayer", 0, match.group(2), f"{head}{match.group(1)}.")
     return None
 
 
@@ -62,9 +75,9 @@ def canonical_name(name: str) -> tuple[str, frozenset[str]]:
     bare = strip_model_prefix(name)
     if bare != name:
         rules.add("model-prefix")
-    key = _parse_bare(bare, "")
-    if key is not None and key.dialect == "midlayer":
-        bare = f"layers.{key.index}.{key.rest}"
+    parts = _parse_bare(bare, "")
+    if parts is not None and parts[0] == "midlayer":
+        bare = f"layers.{parts[1]}.{parts[2]}"
         rules.add("midlayer")
     return bare, frozenset(rules)
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from eagle3_inspect._native import NativeCheckpoint, TensorUnreadableError, changed_tensors
 from eagle3_inspect.findings import Finding, Severity
+from eagle3_inspect.reader.bulk import paused_gc
 from eagle3_inspect.reader.stats import ProgressCallback, TensorStats, compute_stats
 from eagle3_inspect.reader.tensorinfo import TensorInfo
 from eagle3_inspect.reader.view import checkpoint_view
@@ -39,6 +40,15 @@ class Checkpoint:
     """Header-level view of a checkpoint plus zero-copy tensor access. Never writes anything."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
+        with paused_gc():
+            self._open(path)
+            self.findings: list[Finding] = [from_native(f) for f in self._native.findings]
+        self.config_path: str | None = None
+        self.config: dict[str, Any] | None = None
+        self._read_config()
+
+    def _open(self, path: str | os.PathLike[str]) -> None:
+        """The native open and one TensorInfo per tensor (a million for a large header)."""
         self._native = NativeCheckpoint(os.fspath(path))
         self.path: str = self._native.path
         self.root: str = self._native.root
@@ -66,10 +76,6 @@ class Checkpoint:
             self.tensors[name] = TensorInfo(name, dtype, tuple(shape), nbytes, file, offset)
             if not readable:
                 self.unreadable.add(name)
-        self.findings: list[Finding] = [from_native(f) for f in self._native.findings]
-        self.config_path: str | None = None
-        self.config: dict[str, Any] | None = None
-        self._read_config()
 
     def _read_config(self) -> None:
         found = self._native.config

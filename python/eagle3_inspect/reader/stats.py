@@ -8,6 +8,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from eagle3_inspect import _native
+from eagle3_inspect.reader.bulk import paused_gc
 
 ProgressCallback = Callable[[int, int], Any]
 
@@ -72,18 +73,41 @@ class TensorStats:
 
     def to_dict(self) -> dict[str, Any]:
         # Field by field, not dataclasses.asdict (a deep copy): a report may hold millions.
-        ordered = {k: getattr(self, k) for k in JSON_FIELDS}
+        # Spelled out in JSON_FIELDS then _EXTRA_FIELDS order (a test keeps them in step): about
+        # 3x faster than a comprehension over getattr.
+        ordered = {
+            "numel": self.numel,
+            "nan": self.nan,
+            "posinf": self.posinf,
+            "neginf": self.neginf,
+            "zeros": self.zeros,
+            "min": self.min,
+            "max": self.max,
+            "mean": self.mean,
+            "std": self.std,
+            "abs_max": self.abs_max,
+            "l2": self.l2,
+        }
         for k in _FLOAT_FIELDS:
             v = ordered[k]
             if v is not None and not -math.inf < v < math.inf:
                 ordered[k] = json_float(v)
-        for k in _EXTRA_FIELDS:
-            v = getattr(self, k)
-            if v is not None:
-                ordered[k] = v
+        if self.finite is not None:
+            ordered["finite"] = self.finite
+        if self.int_min is not None:
+            ordered["int_min"] = self.int_min
+        if self.int_max is not None:
+            ordered["int_max"] = self.int_max
+        if self.int_sum is not None:
+            ordered["int_sum"] = self.int_sum
+        if self.true_count is not None:
+            ordered["true_count"] = self.true_count
+        if self.hash is not None:
+            ordered["hash"] = self.hash
         return ordered
 
 
+_FIELD_ORDER = tuple(f.name for f in fields(TensorStats))
 _FLOAT_FIELDS = ("min", "max", "mean", "std", "abs_max", "l2")
 _EXTRA_FIELDS = tuple(
     f.name for f in fields(TensorStats) if f.name not in JSON_FIELDS and f.name != "dtype"
@@ -105,7 +129,14 @@ def compute_stats(
     KeyboardInterrupt within about a second."""
     if threads is not None and threads < 1:
         raise ValueError(f"threads must be >= 1, got {threads}")
-    raw = _native.tensor_stats(
-        native, list(names), hashes=hashes, threads=threads, progress=progress
-    )
-    return {name: TensorStats(**values) for name, values in raw.items()}
+    with paused_gc():
+        columns = _native.tensor_stats(
+            native, list(names), hashes=hashes, threads=threads, progress=progress
+        )
+        # Columns, not a dict per tensor: a million results never exist in both forms at once.
+        names_column = columns.pop("name")
+        if tuple(columns) != _FIELD_ORDER:
+            raise RuntimeError(f"native stats columns {list(columns)} != {list(_FIELD_ORDER)}")
+        rows = zip(*columns.values(), strict=True)
+        del columns
+        return {name: TensorStats(*row) for name, row in zip(names_column, rows, strict=True)}

@@ -6,7 +6,7 @@ use crate::convert::{finding_dict, path_str, Record};
 use crate::errors::NativeResult;
 use eagle3_inspect_core::Checkpoint;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString};
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -108,7 +108,11 @@ impl NativeCheckpoint {
             };
             names.push(PyString::new(py, name).into_any());
             dtypes.push(PyString::intern(py, &entry.dtype_name).into_any());
-            shapes.push(entry.shape.as_deref().into_pyobject(py)?.into_any());
+            // A tuple, as TensorInfo keeps it: no list built per tensor only to be copied.
+            shapes.push(match entry.shape.as_deref() {
+                Some(dims) => PyTuple::new(py, dims)?.into_any(),
+                None => py.None().into_bound(py),
+            });
             nbytes.push(entry.nbytes().into_pyobject(py)?.into_any());
             file.push(files[loc.shard].clone().into_any());
             offsets.push(

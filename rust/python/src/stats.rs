@@ -8,33 +8,46 @@ use crate::progress::run_with_progress;
 use eagle3_inspect_core::stats::{compute_stats, StatsOptions, StatsTask, TensorStats};
 use eagle3_inspect_core::Error;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyList};
 
-fn stats_dict<'py>(py: Python<'py>, s: &TensorStats) -> PyResult<Bound<'py, PyDict>> {
+/// The results as columns, one list per field in `TensorStats`'s (Python) field order, plus
+/// `name`: a million tensors make 19 lists, not a million dicts.
+fn stats_columns<'py>(
+    py: Python<'py>,
+    names: &[String],
+    r: &[TensorStats],
+) -> PyResult<Bound<'py, PyDict>> {
     Ok(Record::new(py)
-        .set("dtype", s.dtype.name())?
-        .set("numel", s.numel)?
-        .set("nan", s.nan)?
-        .set("posinf", s.posinf)?
-        .set("neginf", s.neginf)?
-        .set("zeros", s.zeros)?
-        .set("finite", s.finite)?
-        .set("min", s.min)?
-        .set("max", s.max)?
-        .set("mean", s.mean)?
-        .set("std", s.std)?
-        .set("abs_max", s.abs_max)?
-        .set("l2", s.l2)?
-        .set("int_min", s.int_min)?
-        .set("int_max", s.int_max)?
-        .set("int_sum", s.int_sum)?
-        .set("true_count", s.true_count)?
-        .set("hash", s.hash.map(|h| format!("{h:032x}")))?
+        .set("name", PyList::new(py, names)?)?
+        .set("dtype", PyList::new(py, r.iter().map(|s| s.dtype.name()))?)?
+        .set("numel", PyList::new(py, r.iter().map(|s| s.numel))?)?
+        .set("nan", PyList::new(py, r.iter().map(|s| s.nan))?)?
+        .set("posinf", PyList::new(py, r.iter().map(|s| s.posinf))?)?
+        .set("neginf", PyList::new(py, r.iter().map(|s| s.neginf))?)?
+        .set("zeros", PyList::new(py, r.iter().map(|s| s.zeros))?)?
+        .set("finite", PyList::new(py, r.iter().map(|s| s.finite))?)?
+        .set("min", PyList::new(py, r.iter().map(|s| s.min))?)?
+        .set("max", PyList::new(py, r.iter().map(|s| s.max))?)?
+        .set("mean", PyList::new(py, r.iter().map(|s| s.mean))?)?
+        .set("std", PyList::new(py, r.iter().map(|s| s.std))?)?
+        .set("abs_max", PyList::new(py, r.iter().map(|s| s.abs_max))?)?
+        .set("l2", PyList::new(py, r.iter().map(|s| s.l2))?)?
+        .set("int_min", PyList::new(py, r.iter().map(|s| s.int_min))?)?
+        .set("int_max", PyList::new(py, r.iter().map(|s| s.int_max))?)?
+        .set("int_sum", PyList::new(py, r.iter().map(|s| s.int_sum))?)?
+        .set(
+            "true_count",
+            PyList::new(py, r.iter().map(|s| s.true_count))?,
+        )?
+        .set(
+            "hash",
+            PyList::new(py, r.iter().map(|s| s.hash.map(|h| format!("{h:032x}"))))?,
+        )?
         .dict)
 }
 
 /// Statistics of the named readable tensors (all readable ones when `names` is None):
-/// `{name: dict}`. `progress(done_bytes, total_bytes)` is called about every 100 ms.
+/// a dict of columns (`name` and every statistic, one row per tensor). `progress(done_bytes, total_bytes)` is called about every 100 ms.
 #[pyfunction]
 #[pyo3(signature = (checkpoint, names=None, *, hashes=false, threads=None, progress=None))]
 pub fn tensor_stats<'py>(
@@ -68,9 +81,5 @@ pub fn tensor_stats<'py>(
     let results = run_with_progress(py, total, progress.as_ref(), |p| {
         compute_stats(&tasks, &opts, p)
     })?;
-    let out = PyDict::new(py);
-    for (name, stats) in names.iter().zip(&results) {
-        out.set_item(name, stats_dict(py, stats)?)?;
-    }
-    Ok(out)
+    stats_columns(py, &names, &results)
 }

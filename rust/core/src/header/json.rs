@@ -62,20 +62,23 @@ pub(super) fn top_level_entries<'a>(
     path: &Path,
     findings: &mut Vec<Finding>,
 ) -> Option<RawEntries<'a>> {
-    if let Err(err) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
-        let at = 8 + text_offset(text, err.line(), err.column());
-        findings.push(
-            Finding::new(
-                "ST005",
-                Severity::Error,
-                format!("header is not valid JSON: {err}"),
-            )
-            .file(path)
-            .at(at),
-        );
-        return None;
-    }
-    if let Err(err) = super::decode::decode_fully(text) {
+    // Text that decodes in full is grammatical JSON, so the grammar-only pass (which decides
+    // between ST005 and ST022) runs only when the decode fails: one pass fewer over the header.
+    if let Err(decode_err) = super::decode::decode_fully(text) {
+        if let Err(err) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
+            let at = 8 + text_offset(text, err.line(), err.column());
+            findings.push(
+                Finding::new(
+                    "ST005",
+                    Severity::Error,
+                    format!("header is not valid JSON: {err}"),
+                )
+                .file(path)
+                .at(at),
+            );
+            return None;
+        }
+        let err = decode_err;
         let at = 8 + text_offset(text, err.line(), err.column());
         findings.push(
             Finding::new(
