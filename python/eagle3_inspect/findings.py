@@ -62,6 +62,21 @@ class Finding:
 _FIELDS = tuple(f.name for f in fields(Finding))
 
 
+def location(f: Finding) -> str:
+    """File name, tensor, config key and byte offset, as far as the finding knows them (the
+    "where" column of the rich and HTML findings tables)."""
+    parts = []
+    if f.file:
+        parts.append(f.file.rsplit("/", 1)[-1])
+    if f.tensor:
+        parts.append(f.tensor)
+    if f.config_key:
+        parts.append(f"config:{f.config_key}")
+    if f.offset is not None:
+        parts.append(f"@{f.offset}")
+    return " ".join(parts)
+
+
 def count_by_severity(findings: list[Finding]) -> dict[str, int]:
     """The `summary` block of every report: errors, warnings and infos."""
     counts = {"errors": 0, "warnings": 0, "infos": 0}

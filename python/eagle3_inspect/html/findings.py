@@ -6,24 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from eagle3_inspect.findings import Finding, count_by_severity
+from eagle3_inspect.findings import Finding, count_by_severity, location
 from eagle3_inspect.html.markup import Markup, join, note, tag
 
 HEADERS = ("code", "severity", "engine", "where", "message")
-
-
-def where(f: Finding) -> str:
-    """File name, tensor, config key and byte offset, as far as the finding knows them."""
-    parts = []
-    if f.file:
-        parts.append(f.file.rsplit("/", 1)[-1])
-    if f.tensor:
-        parts.append(f.tensor)
-    if f.config_key:
-        parts.append(f"config:{f.config_key}")
-    if f.offset is not None:
-        parts.append(f"@{f.offset}")
-    return " ".join(parts)
 
 
 def _row(f: Finding) -> Markup:
@@ -35,7 +21,7 @@ def _row(f: Finding) -> Markup:
         tag("td", f.code, class_=f"code sev-{severity}"),
         tag("td", severity, class_=f"sev-{severity}"),
         tag("td", f.engine or ""),
-        tag("td", where(f), title=f.file),
+        tag("td", location(f), title=f.file),
         tag("td", message, fix, class_="msg"),
         class_=f"finding sev-{severity}",
     )

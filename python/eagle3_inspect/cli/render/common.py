@@ -7,7 +7,7 @@ from rich.console import Console
 from rich.measure import Measurement
 from rich.table import Table
 
-from eagle3_inspect.findings import Finding, Severity
+from eagle3_inspect.findings import Finding, Severity, location
 
 STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 
@@ -54,19 +54,6 @@ def human_count(n: int) -> str:
         if n >= scale:
             return f"{n / scale:.2f}{unit}"
     return str(n)
-
-
-def location(f: Finding) -> str:
-    parts = []
-    if f.file:
-        parts.append(f.file.rsplit("/", 1)[-1])
-    if f.tensor:
-        parts.append(f.tensor)
-    if f.config_key:
-        parts.append(f"config:{f.config_key}")
-    if f.offset is not None:
-        parts.append(f"@{f.offset}")
-    return " ".join(parts)
 
 
 def findings_table(findings: list[Finding], title: str = "Findings") -> Table:

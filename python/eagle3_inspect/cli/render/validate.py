@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from eagle3_inspect.cli.render.common import STYLE, location
+from eagle3_inspect.cli.render.common import STYLE
 from eagle3_inspect.commands.validate import Report
-from eagle3_inspect.findings import Finding, Severity
+from eagle3_inspect.findings import Finding, Severity, location
 
 TITLES = {Severity.ERROR: "Errors", Severity.WARNING: "Warnings", Severity.INFO: "Info"}
 # Findings of one code and engine beyond this many are folded into one line (JSON lists all).
