@@ -42,6 +42,7 @@ def number(value: float | int | None) -> str:
 
 
 def human_bytes(n: int) -> str:
+    """A byte count for people (B, KiB, ... TiB), for the rich and the HTML views alike."""
     size = float(n)
     for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
         if size < 1024 or unit == "TiB":

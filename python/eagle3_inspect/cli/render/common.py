@@ -40,15 +40,6 @@ def stderr_console() -> Console:
     return Console(stderr=True, highlight=False)
 
 
-def human_bytes(n: int) -> str:
-    size = float(n)
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if size < 1024 or unit == "TiB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.2f} {unit}"
-        size /= 1024
-    return f"{n} B"
-
-
 def human_count(n: int) -> str:
     for unit, scale in (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3)):
         if n >= scale:

@@ -5,13 +5,9 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from eagle3_inspect.cli.render.common import (
-    findings_table,
-    human_bytes,
-    human_count,
-    print_table,
-)
+from eagle3_inspect.cli.render.common import findings_table, human_count, print_table
 from eagle3_inspect.commands.scan import ScanReport
+from eagle3_inspect.reader.view import human_bytes
 
 
 def _fmt(value: float | int | None) -> str:
