@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from eagle3_inspect.commands.on_cluster import PathMap, RayOption, cluster_section, open_any
 from eagle3_inspect.findings import Finding, count_by_severity
 from eagle3_inspect.reader.checkpoint import Checkpoint
 from eagle3_inspect.reader.stats import ProgressCallback, TensorStats
@@ -25,6 +26,8 @@ class ScanReport:
     findings: list[Finding]
     filter: str | None = None
     stats: dict[str, TensorStats] | None = field(default=None)
+    # With `ray=`: the nodes used, bytes read and time per node (the only field a local run lacks).
+    cluster: dict[str, Any] | None = field(default=None)
 
     @property
     def ok(self) -> bool:
@@ -70,7 +73,7 @@ class ScanReport:
         ckpt = self.checkpoint
         tensors = self._tensor_rows()
         findings = (f.to_dict() for f in self.findings)
-        return {
+        doc = {
             "schema": SCHEMA,
             "path": ckpt.path,
             "root": ckpt.root,
@@ -91,6 +94,9 @@ class ScanReport:
             "findings": findings if stream else list(findings),
             "summary": self.summary(),
         }
+        if self.cluster is not None:
+            doc["cluster"] = self.cluster
+        return doc
 
 
 def select(tensors: dict[str, TensorInfo], pattern: str | None) -> list[TensorInfo]:
@@ -108,10 +114,13 @@ def scan(
     hashes: bool = False,
     threads: int | None = None,
     progress: ProgressCallback | None = None,
+    ray: RayOption | None = None,
+    ray_path_map: PathMap = None,
 ) -> ScanReport:
     """Opens `path` (or takes an open Checkpoint) and lists it. Reads headers only, unless
-    `stats` (or `hashes`) asks for a pass over the tensor data."""
-    ckpt = path if isinstance(path, Checkpoint) else Checkpoint(path)
+    `stats` (or `hashes`) asks for a pass over the tensor data. With `ray` (an address, "auto",
+    or a ClusterSession) the files are read on the Ray nodes that hold them (`cluster/`)."""
+    ckpt = open_any(path, ray, ray_path_map)
     tensors = select(ckpt.tensors, filter)
     report = ScanReport(ckpt, tensors, list(ckpt.findings), filter)
     if stats or hashes:
@@ -119,4 +128,5 @@ def scan(
         before = len(ckpt.findings)
         report.stats = ckpt.stats(readable, hashes=hashes, threads=threads, progress=progress)
         report.findings.extend(ckpt.findings[before:])  # IX011 from the data pass
+    report.cluster = cluster_section(ckpt)
     return report

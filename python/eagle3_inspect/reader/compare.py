@@ -20,6 +20,10 @@ def content_hashes(
     progress: ProgressCallback | None = None,
 ) -> dict[str, str]:
     """`{name: xxh3-128 tree hash}` of the readable tensors `names`."""
+    # A checkpoint whose bytes live on other machines (cluster/) hashes them where they are.
+    remote = getattr(ckpt, "remote_content_hashes", None)
+    if remote is not None:
+        return remote(list(names), threads=threads, progress=progress)
     return _native.content_hashes(ckpt._native, list(names), threads=threads, progress=progress)
 
 

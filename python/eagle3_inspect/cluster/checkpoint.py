@@ -1,0 +1,165 @@
+"""`ClusterCheckpoint`: a checkpoint whose shards live on Ray nodes.
+
+Headers, the index and config.json are read through the byte-source seam (`Checkpoint.from_source`)
+with every read served by a task pinned to a node holding the file, so ST/IX findings come from the
+same code as a local run. Statistics and content hashes run as per-shard tasks on the holders and
+merge into the dicts a local run returns; a shard no holder could read is an IX001 finding.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Iterable
+from dataclasses import replace
+from typing import Any
+
+from eagle3_inspect.cluster.discover import shown_root
+from eagle3_inspect.cluster.placement import PlacedFile, Placement, place
+from eagle3_inspect.cluster.session import ClusterSession, Job, Usage
+from eagle3_inspect.errors import CheckpointNotFoundError, InvalidArgumentError
+from eagle3_inspect.reader.checkpoint import Checkpoint
+from eagle3_inspect.reader.source import SourceFile, SourceListing
+from eagle3_inspect.reader.stats import ProgressCallback, TensorStats
+from eagle3_inspect.registry import finding
+
+# Tensors of one shard are handed out in tasks of about this many bytes: finer progress, and a
+# node that dies loses only its current piece.
+TASK_BYTES = 512 << 20
+
+
+class ClusterCheckpoint(Checkpoint):
+    """A Checkpoint opened from the cluster's holdings (see `open_on_cluster`)."""
+
+    session: ClusterSession
+    placement: Placement
+    usage: Usage
+
+    def stats(
+        self,
+        names: Iterable[str] | None = None,
+        *,
+        hashes: bool = False,
+        threads: int | None = None,
+        progress: ProgressCallback | None = None,
+    ) -> dict[str, TensorStats]:
+        """Per-tensor statistics computed on the nodes holding each shard (same values as a
+        local run: each tensor's statistics depend on its bytes only)."""
+        if names is None:
+            names = [n for n in self.tensors if n not in self.unreadable]
+        return self._remote(list(names), hashes, True, threads, progress)
+
+    def remote_content_hashes(
+        self,
+        names: Iterable[str],
+        *,
+        threads: int | None = None,
+        progress: ProgressCallback | None = None,
+    ) -> dict[str, str]:
+        """`{name: content hash}` computed where the bytes are (diff's hash pass)."""
+        return self._remote(list(names), True, False, threads, progress)
+
+    def cluster_summary(self) -> dict[str, Any]:
+        """The report's `"cluster"` section."""
+        summary = self.session.summary(self.usage)
+        if self.placement.conflicts:
+            summary["conflicting_copies"] = self.placement.conflicts
+        return summary
+
+    def _remote(
+        self,
+        names: list[str],
+        hashes: bool,
+        stats: bool,
+        threads: int | None,
+        progress: ProgressCallback | None,
+    ) -> dict[str, Any]:
+        if threads is not None and threads < 1:
+            raise ValueError(f"threads must be >= 1, got {threads}")
+        by_file: dict[str, list[str]] = {}
+        for name in names:
+            by_file.setdefault(os.path.basename(self.tensors[name].file), []).append(name)
+        jobs = []
+        for placed in self.placement.files:
+            for chunk in _chunks(by_file.get(placed.name, []), self.tensors):
+                submit = functools.partial(self._submit, chunk, hashes, stats, threads)
+                nbytes = sum(self.tensors[n].nbytes for n in chunk)
+                jobs.append(Job(placed.name, placed.holders, placed.local_paths, submit, nbytes))
+        for i, job in enumerate(jobs):
+            job.key = (job.key, i)
+        results = self.session.run(jobs, self.usage, progress)
+        merged: dict[str, Any] = {}
+        for job in jobs:
+            result = results.get(job.key)
+            if result is None:
+                self._unread(job)
+                continue
+            merged.update(result["results"])
+            shown = self._shown(job.key[0])
+            for item in result["changed"]:
+                self.add_finding(replace(item, file=shown))
+        return {n: merged[n] for n in names if n in merged}
+
+    def _submit(
+        self, chunk: list[str], hashes: bool, stats: bool, threads: int | None, node: Any, path: str
+    ) -> Any:
+        return self.session.shard_task(node, path, chunk, hashes, stats, threads)
+
+    def _shown(self, name: str) -> str:
+        return next(f.path for f in self.files if os.path.basename(f.path) == name)
+
+    def _unread(self, job: Job) -> None:
+        """IX001 for a piece of a shard that no holder could read (its tensors get no results)."""
+        why = "; ".join(f"node {node}: {reason}" for node, reason in job.tried) or "no alive node"
+        self.add_finding(
+            finding(
+                "IX001",
+                f"shard {job.key[0]} could not be read on any node holding it: {why}",
+                file=self._shown(job.key[0]),
+            )
+        )
+
+
+def _chunks(names: list[str], tensors: dict[str, Any]) -> list[list[str]]:
+    chunks: list[list[str]] = []
+    size = TASK_BYTES
+    for name in names:
+        if size + tensors[name].nbytes > TASK_BYTES and (not chunks or chunks[-1]):
+            chunks.append([])
+            size = 0
+        chunks[-1].append(name)
+        size += tensors[name].nbytes
+    return chunks
+
+
+def _source(session: ClusterSession, usage: Usage, placed: PlacedFile) -> SourceFile:
+    read = functools.partial(session.pread, usage, placed.holders, placed.local_paths)
+    return SourceFile(placed.name, placed.size, read)
+
+
+def open_on_cluster(path: str | os.PathLike[str], session: ClusterSession) -> ClusterCheckpoint:
+    """Opens `path` as the cluster's nodes see it (see `cluster/pathmap.py`)."""
+    path = os.fspath(path)
+    placement = place(session.discover(path))
+    if placement.kind == "hf-cache":
+        raise InvalidArgumentError(
+            f"{path}: Hugging Face cache folders are not offered with --ray; give the snapshot "
+            "directory"
+        )
+    if not placement.files and placement.index is None:
+        nodes = ", ".join(n.shown for n in session.nodes)
+        raise CheckpointNotFoundError(f"{path}: no alive node holds it (nodes: {nodes})")
+    usage = session.new_usage()
+    for placed in placement.files:
+        usage[placed.holders[0].node_id].files.append(placed.name)
+    listing = SourceListing(
+        path=path,
+        root=shown_root(path, placement.kind),
+        files=[_source(session, usage, f) for f in placement.files],
+        index=placement.index,
+        config=placement.config,
+    )
+    ckpt = ClusterCheckpoint.from_source(listing)
+    assert isinstance(ckpt, ClusterCheckpoint)
+    ckpt.session, ckpt.placement, ckpt.usage = session, placement, usage
+    return ckpt

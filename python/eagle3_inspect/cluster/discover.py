@@ -1,0 +1,104 @@
+"""What one node holds of a checkpoint: runs on the node (inside a Ray task), plain Python.
+
+Resolves the node's view of the path the way the local reader does for a file, a directory or
+an index (Hugging Face cache folders are not offered over Ray) and reports every readable
+`.safetensors` file (name, size, identity), and the index and config texts when it has them.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from typing import Any
+
+INDEX_NAME = "model.safetensors.index.json"
+CONFIG_NAME = "config.json"
+# The reader's caps: one byte more is read so that the reader still sees "over the limit".
+INDEX_CAP = 64 << 20
+CONFIG_CAP = 16 << 20
+
+
+def _regular(path: str) -> os.stat_result | None:
+    """The stat of a regular file this process can open for reading, else None."""
+    try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        with open(path, "rb"):
+            pass
+        return st
+    except OSError:
+        return None
+
+
+def _text(path: str, cap: int) -> str | None:
+    if _regular(path) is None:
+        return None
+    with open(path, "rb") as f:
+        return f.read(cap + 1).decode("utf-8", "replace")
+
+
+def _find_index(root: str, names: list[str]) -> str | None:
+    if INDEX_NAME in names:
+        return INDEX_NAME
+    found = [n for n in names if n.endswith(".safetensors.index.json")]
+    return found[0] if len(found) == 1 else None
+
+
+def _file_entry(root: str, name: str) -> dict[str, Any] | None:
+    st = _regular(os.path.join(root, name))
+    if st is None:
+        return None
+    return {"name": name, "size": st.st_size, "identity": (st.st_dev, st.st_ino, st.st_mtime_ns)}
+
+
+def discover(local_path: str) -> dict[str, Any]:
+    """The node's holdings under `local_path`: `kind` ("dir", "file", "index" or "none"), the
+    local root, `files`, and `index` / `config` as (name, text) or None."""
+    result: dict[str, Any] = {
+        "kind": "none",
+        "local_root": local_path,
+        "files": [],
+        "index": None,
+        "config": None,
+    }
+    base = os.path.basename(local_path.rstrip("/"))
+    if os.path.isfile(local_path) and base != CONFIG_NAME:
+        root = os.path.dirname(local_path) or "."
+        result["local_root"] = root
+        if base.endswith(".index.json"):
+            result["kind"] = "index"
+            names = sorted(os.listdir(root))
+            chosen = [n for n in names if n.endswith(".safetensors")]
+            text = _text(local_path, INDEX_CAP)
+            result["index"] = None if text is None else (base, text)
+        else:
+            result["kind"] = "file"
+            chosen = [base]
+    else:
+        root = os.path.dirname(local_path) if base == CONFIG_NAME else local_path
+        if not os.path.isdir(root):
+            return result
+        if os.path.isdir(os.path.join(root, "snapshots")):
+            result["kind"] = "hf-cache"
+            return result
+        result["kind"] = "dir"
+        result["local_root"] = root
+        names = sorted(os.listdir(root))
+        chosen = [n for n in names if n.endswith(".safetensors")]
+        index = _find_index(root, names)
+        if index is not None:
+            text = _text(os.path.join(root, index), INDEX_CAP)
+            result["index"] = None if text is None else (index, text)
+    result["files"] = [e for n in chosen if (e := _file_entry(root, n)) is not None]
+    config = _text(os.path.join(result["local_root"], CONFIG_NAME), CONFIG_CAP)
+    result["config"] = None if config is None else (CONFIG_NAME, config)
+    return result
+
+
+def shown_root(path: str, kind: str) -> str:
+    """The root a local run shows for `path` (a file's folder, or the directory itself)."""
+    base = os.path.basename(path.rstrip("/"))
+    if kind in ("file", "index") or base == CONFIG_NAME:
+        return os.path.dirname(path) or "."
+    return path

@@ -1,0 +1,58 @@
+"""The work that runs on a node, next to the bytes: discovery, reads of byte ranges, and the
+per-shard statistics and hashes through the same reader a local run uses. Plain functions that
+return plain data; `session.py` wraps them in Ray tasks pinned to a node."""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+from eagle3_inspect.cluster.discover import discover
+
+
+def node_discover(local_path: str) -> dict[str, Any]:
+    """`discover()` on this node, and which node ran it."""
+    return discover(local_path)
+
+
+def node_pread(path: str, offset: int, length: int) -> bytes:
+    """Exactly `length` bytes of the local file `path` from `offset`, or OSError."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        data = os.pread(fd, length, offset)
+    finally:
+        os.close(fd)
+    if len(data) != length:
+        raise OSError(f"{path}: short read: {len(data)} of {length} bytes at offset {offset}")
+    return data
+
+
+def node_shard_stats(
+    path: str, names: list[str], hashes: bool, stats: bool, threads: int | None
+) -> dict[str, Any]:
+    """Statistics (or, without `stats`, content hashes only) of the tensors `names` of the single
+    local shard `path`, opened on its own: per-tensor results do not depend on which tensors share
+    the pass or on the thread count, so they merge bit-identically. `changed` are IX011 findings
+    (file shrank during the pass) as dicts; their tensors are left out of the results."""
+    from eagle3_inspect.reader.checkpoint import Checkpoint
+    from eagle3_inspect.reader.compare import content_hashes
+
+    start = time.perf_counter()
+    ckpt = Checkpoint(path)
+    before = len(ckpt.findings)
+    found: dict[str, Any]
+    if stats:
+        found = ckpt.stats(names, hashes=hashes, threads=threads)
+    else:
+        found = content_hashes(ckpt, names, threads=threads)
+        for item in ckpt.changed(list(found)):
+            found.pop(item.tensor or "", None)
+    changed = [f for f in ckpt.findings[before:] if f.code == "IX011"]
+    nbytes = sum(ckpt.tensors[n].nbytes for n in names if n in ckpt.tensors)
+    return {
+        "results": found,
+        "changed": changed,
+        "bytes": nbytes,
+        "seconds": time.perf_counter() - start,
+    }
