@@ -39,7 +39,11 @@ def run_audit(
     if not todo:
         raise click.UsageError("no checkpoint to scan: give PATH... or --from-file LIST")
     skip = already_done(resume) if resume is not None else set()
-    out = open(resume, "a", encoding="utf-8") if resume is not None else None  # noqa: SIM115
+    out = open(resume, "a+", encoding="utf-8") if resume is not None else None  # noqa: SIM115
+    if out is not None and out.tell() > 0:
+        out.seek(out.tell() - 1)
+        if out.read(1) != "\n":
+            out.write("\n")  # a line torn by an interrupted run stays on its own line
     try:
 
         def emit(record: dict[str, Any]) -> None:

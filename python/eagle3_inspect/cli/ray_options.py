@@ -14,8 +14,12 @@ def _check_ray(ctx: click.Context, param: click.Parameter, value: str | None) ->
     """Without the `ray` extra, `--ray` is one line and exit 2 before any work is done."""
     if value is not None:
         from eagle3_inspect.cluster.require import require_ray
+        from eagle3_inspect.errors import MissingDependencyError
 
-        require_ray()
+        try:
+            require_ray()
+        except MissingDependencyError as exc:
+            raise click.UsageError(str(exc)) from exc
     return value
 
 
