@@ -84,9 +84,10 @@ class ClusterCheckpoint(Checkpoint):
             for chunk in _chunks(by_file.get(placed.name, []), self.tensors):
                 submit = functools.partial(self._submit, chunk, hashes, stats, threads)
                 nbytes = sum(self.tensors[n].nbytes for n in chunk)
-                jobs.append(Job(placed.name, placed.holders, placed.local_paths, submit, nbytes))
-        for i, job in enumerate(jobs):
-            job.key = (job.key, i)
+                key = len(jobs)
+                jobs.append(
+                    Job(key, placed.name, placed.holders, placed.local_paths, submit, nbytes)
+                )
         results = self.session.run(jobs, self.usage, progress)
         merged: dict[str, Any] = {}
         for job in jobs:
@@ -95,7 +96,7 @@ class ClusterCheckpoint(Checkpoint):
                 self._unread(job)
                 continue
             merged.update(result["results"])
-            shown = self._shown(job.key[0])
+            shown = self._shown(job.file)
             for item in result["changed"]:
                 self.add_finding(replace(item, file=shown))
         return {n: merged[n] for n in names if n in merged}
@@ -114,8 +115,8 @@ class ClusterCheckpoint(Checkpoint):
         self.add_finding(
             finding(
                 "IX001",
-                f"shard {job.key[0]} could not be read on any node holding it: {why}",
-                file=self._shown(job.key[0]),
+                f"shard {job.file} could not be read on any node holding it: {why}",
+                file=self._shown(job.file),
             )
         )
 
@@ -133,7 +134,7 @@ def _chunks(names: list[str], tensors: dict[str, Any]) -> list[list[str]]:
 
 
 def _source(session: ClusterSession, usage: Usage, placed: PlacedFile) -> SourceFile:
-    read = functools.partial(session.pread, usage, placed.holders, placed.local_paths)
+    read = functools.partial(session.pread, usage, placed)
     return SourceFile(placed.name, placed.size, read)
 
 
@@ -150,8 +151,6 @@ def open_on_cluster(path: str | os.PathLike[str], session: ClusterSession) -> Cl
         nodes = ", ".join(n.shown for n in session.nodes)
         raise CheckpointNotFoundError(f"{path}: no alive node holds it (nodes: {nodes})")
     usage = session.new_usage()
-    for placed in placement.files:
-        usage[placed.holders[0].node_id].files.append(placed.name)
     listing = SourceListing(
         path=path,
         root=shown_root(path, placement.kind),

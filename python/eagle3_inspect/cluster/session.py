@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from eagle3_inspect.cluster import tasks
 from eagle3_inspect.cluster.pathmap import NODE_LABEL, NodeInfo, check_keys, node_path, root_for
+from eagle3_inspect.cluster.placement import PlacedFile
 from eagle3_inspect.cluster.require import require_ray
 from eagle3_inspect.reader.stats import ProgressCallback
 
@@ -26,7 +27,7 @@ class NodeUsage:
     bytes_read: int = 0
     seconds: float = 0.0
     tasks: int = 0
-    files: list[str] = field(default_factory=list)
+    files: set[str] = field(default_factory=set)
 
 
 Usage = dict[str, NodeUsage]  # node id -> what it did
@@ -38,6 +39,7 @@ class Job:
     a node (returning an ObjectRef); `nbytes` counts toward progress."""
 
     key: Any
+    file: str
     holders: list[NodeInfo]
     local_paths: dict[str, str]
     submit: Callable[[NodeInfo, str], Any]
@@ -104,30 +106,31 @@ class ClusterSession:
         """A fresh per-node tally (one per checkpoint)."""
         return {n.node_id: NodeUsage() for n in self.nodes}
 
-    def account(self, usage: Usage, node: NodeInfo, nbytes: int, seconds: float) -> None:
+    def account(self, usage: Usage, node: NodeInfo, name: str, nbytes: int, seconds: float) -> None:
+        """Counts a task of `node` that read `nbytes` of file `name` in `seconds`."""
         with self._lock:
             entry = usage[node.node_id]
+            entry.files.add(name)
             entry.bytes_read += nbytes
             entry.seconds += seconds
             entry.tasks += 1
 
-    def pread(
-        self, usage: Usage, holders: Sequence[NodeInfo], paths: dict[str, str], offset: int, n: int
-    ) -> bytes:
+    def pread(self, usage: Usage, placed: PlacedFile, offset: int, n: int) -> bytes:
         """`n` bytes at `offset` of a file, from the first holder that can serve them."""
         errors = []
-        for node in holders:
+        for node in placed.holders:
             if node.node_id in self.dead:
                 continue
             started = time.perf_counter()
             try:
-                ref = self.pinned(self._pread, node).remote(paths[node.node_id], offset, n)
+                path = placed.local_paths[node.node_id]
+                ref = self.pinned(self._pread, node).remote(path, offset, n)
                 data = self.ray.get(ref)
             except self.ray.exceptions.RayError as exc:
                 errors.append(f"node {node.shown}: {_reason(exc)}")
                 self._note_failure(node, exc)
                 continue
-            self.account(usage, node, len(data), time.perf_counter() - started)
+            self.account(usage, node, placed.name, len(data), time.perf_counter() - started)
             return data
         raise OSError("no node could serve the read: " + ("; ".join(errors) or "no alive holder"))
 
@@ -161,7 +164,7 @@ class ClusterSession:
                         self._note_failure(node, exc)
                         self._start(job, running)
                         continue
-                    self.account(usage, node, result["bytes"], result["seconds"])
+                    self.account(usage, node, job.file, result["bytes"], result["seconds"])
                     results[job.key] = result
                     done_bytes += job.nbytes
                 if progress is not None:
