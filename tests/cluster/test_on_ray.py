@@ -4,17 +4,21 @@ cases (a shard on no node, a node killed between the header and the data pass)."
 
 from __future__ import annotations
 
+import _thread
 import json
 import shutil
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
 from eagle3_inspect.cli.json_stream import json_text
 from eagle3_inspect.cluster import checkpoint as cluster_checkpoint
-from eagle3_inspect.cluster.api import open_checkpoint
+from eagle3_inspect.cluster.api import connect, open_checkpoint
+from eagle3_inspect.cluster.session import Job
 from eagle3_inspect.commands.diff import diff
 from eagle3_inspect.commands.scan import scan
 from eagle3_inspect.commands.validate import validate
@@ -182,6 +186,33 @@ def test_many_checkpoints_as_json_lines_and_resume(sim_cluster, data, tmp_path):
     cluster = gap.pop("cluster")
     assert json_text(gap) == json_text(scan(data["gap"], stats=True).to_dict())
     assert {n["node"] for n in cluster["nodes"]} == {"n0", "n1", "n2"}
+
+
+def _sleep(seconds: float) -> dict:
+    time.sleep(seconds)
+    return {"bytes": 0, "seconds": seconds}
+
+
+def test_ctrl_c_cancels_the_outstanding_tasks(sim_cluster):
+    import ray
+
+    session = connect(sim_cluster.address)
+    sleeper = ray.remote(num_cpus=0, max_retries=0)(_sleep)
+    refs = []
+
+    def submit(node, path):
+        refs.append(session.pinned(sleeper, node).remote(60))
+        return refs[-1]
+
+    node = session.nodes[0]
+    job = Job(0, "f", [node], {node.node_id: "f"}, submit, 1)
+    threading.Timer(1.0, _thread.interrupt_main).start()
+    started = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        session.run([job], session.new_usage())
+    assert time.perf_counter() - started < 30
+    with pytest.raises(ray.exceptions.TaskCancelledError):
+        ray.get(refs[0], timeout=30)
 
 
 def test_a_node_killed_before_the_data_pass_means_retry_elsewhere_or_a_finding(sim_cluster, data):
