@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
 from eagle3_inspect.cluster.discover import shown_root
+from eagle3_inspect.cluster.pairs import remote_diff_pairs
 from eagle3_inspect.cluster.placement import PlacedFile, Placement, place
 from eagle3_inspect.cluster.session import ClusterSession, Job, Usage
 from eagle3_inspect.errors import CheckpointNotFoundError, InvalidArgumentError
@@ -58,6 +59,14 @@ class ClusterCheckpoint(Checkpoint):
     ) -> dict[str, str]:
         """`{name: content hash}` computed where the bytes are (diff's hash pass)."""
         return self._remote(list(names), True, False, threads, progress)
+
+    def remote_diff_pairs(
+        self, other: Checkpoint, pairs: Sequence[tuple[str, str]], fallback: Any, **options: Any
+    ) -> list[dict[str, Any]]:
+        """diff's numeric pass with this checkpoint as side A (see `cluster/pairs.py`)."""
+        if not isinstance(other, ClusterCheckpoint):
+            return fallback(list(pairs), **options)
+        return remote_diff_pairs(self, other, pairs, fallback, **options)
 
     def cluster_summary(self) -> dict[str, Any]:
         """The report's `"cluster"` section."""

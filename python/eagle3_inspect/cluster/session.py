@@ -69,6 +69,7 @@ class ClusterSession:
         self._discover = remote(num_cpus=0, max_retries=0)(tasks.node_discover)
         self._pread = remote(num_cpus=0, max_retries=0)(tasks.node_pread)
         self._shard = remote(num_cpus=1, max_retries=0)(tasks.node_shard_stats)
+        self.diff_remote = remote(num_cpus=1, max_retries=0)(tasks.node_diff_pairs)
 
     def _alive_nodes(self) -> list[NodeInfo]:
         nodes = [

@@ -4,6 +4,7 @@ return plain data; `session.py` wraps them in Ray tasks pinned to a node."""
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from typing import Any
@@ -56,3 +57,44 @@ def node_shard_stats(
         "bytes": nbytes,
         "seconds": time.perf_counter() - start,
     }
+
+
+def node_diff_pairs(
+    a_path: str, b_files: list[dict[str, Any]], pairs: list, options: dict[str, Any]
+) -> dict[str, Any]:
+    """On a node holding A's shard `a_path`: the metrics of `pairs`, B read as `b_files` say."""
+    import ray
+
+    from eagle3_inspect.reader.checkpoint import Checkpoint
+    from eagle3_inspect.reader.compare import diff_pairs
+    from eagle3_inspect.reader.source import SourceFile, SourceListing
+
+    start = time.perf_counter()
+    here = ray.get_runtime_context().get_node_id()
+    pread = ray.remote(num_cpus=0, max_retries=0)(node_pread)
+
+    def reader(spec: dict[str, Any]) -> Any:
+        if here in spec["holders"]:
+            return functools.partial(node_pread, spec["paths"][here])
+
+        def read(offset: int, length: int) -> bytes:
+            from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+            errors = []
+            for node_id in spec["holders"]:
+                strategy = NodeAffinitySchedulingStrategy(node_id, soft=False)
+                task = pread.options(scheduling_strategy=strategy)
+                try:
+                    return ray.get(task.remote(spec["paths"][node_id], offset, length))
+                except ray.exceptions.RayError as exc:
+                    errors.append(f"node {node_id[:12]}: {type(exc).__name__}")
+            raise OSError("no node could serve the read: " + "; ".join(errors))
+
+        return read
+
+    side_a = Checkpoint(a_path)
+    files = [SourceFile(s["name"], s["size"], reader(s)) for s in b_files]
+    side_b = Checkpoint.from_source(SourceListing("b", "b", files, None, None))
+    found = diff_pairs(side_a, side_b, [tuple(p) for p in pairs], **options)
+    nbytes = sum(side_a.tensors[na].nbytes for na, _ in pairs)
+    return {"results": found, "bytes": nbytes, "seconds": time.perf_counter() - start}

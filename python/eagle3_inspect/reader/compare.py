@@ -31,7 +31,15 @@ def diff_pairs(
     a: Checkpoint, b: Checkpoint, pairs: Sequence[tuple[str, str]], **options: Any
 ) -> list[dict[str, Any]]:
     """One metrics dict per (name in A, name in B) pair, in order (see `_native.diff_pairs`)."""
-    return _native.diff_pairs(a._native, b._native, list(pairs), **options)
+
+    def local(chosen: list[tuple[str, str]], **opts: Any) -> list[dict[str, Any]]:
+        return _native.diff_pairs(a._native, b._native, chosen, **opts)
+
+    # Checkpoints whose bytes live on other machines (cluster/) compare where the bytes are.
+    remote = getattr(a, "remote_diff_pairs", None)
+    if remote is not None:
+        return remote(b, list(pairs), local, **options)
+    return local(list(pairs), **options)
 
 
 def vocab_analysis(
