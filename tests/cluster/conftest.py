@@ -28,7 +28,7 @@ class SimCluster:
     cluster: object
     address: str
     roots: dict[str, Path]
-    node_ids: dict[str, str]
+    handles: dict[str, object]  # label -> the Cluster's node object (for remove_node)
 
     @property
     def path_map(self) -> list[str]:
@@ -52,14 +52,14 @@ def sim_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SimCluster
         initialize_head=True,
         head_node_args={"num_cpus": 1, "labels": {NODE_LABEL: NODES[0]}},
     )
+    handles = {NODES[0]: cluster.head_node}
     for label in NODES[1:]:
-        cluster.add_node(num_cpus=1, labels={NODE_LABEL: label})
+        handles[label] = cluster.add_node(num_cpus=1, labels={NODE_LABEL: label})
     cluster.wait_for_nodes()
     ray.init(address=cluster.address, logging_level="warning", log_to_driver=False)
     base = tmp_path_factory.mktemp("nodes")
-    node_ids = {n["Labels"][NODE_LABEL]: n["NodeID"] for n in ray.nodes() if n["Alive"]}
     try:
-        yield SimCluster(cluster, cluster.address, {n: base / n for n in NODES}, node_ids)
+        yield SimCluster(cluster, cluster.address, {n: base / n for n in NODES}, handles)
     finally:
         ray.shutdown()
         cluster.shutdown()

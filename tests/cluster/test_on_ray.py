@@ -94,18 +94,24 @@ def test_stats_and_hashes_are_bit_identical_in_pieces_and_at_any_thread_count(
     assert json_text(one) == json_text(two)
     # Small tasks: every shard's tensors are split over several tasks and merged back.
     monkeypatch.setattr(cluster_checkpoint, "TASK_BYTES", 64 << 10)
+    seen: list[tuple[int, int]] = []
     remote = scan(
         data["broken"],
         stats=True,
         hashes=True,
         ray=sim_cluster.address,
         ray_path_map=sim_cluster.path_map,
+        progress=lambda done, total: seen.append((done, total)),
     ).to_dict()
     cluster = _same(one, remote)
     assert sum(n["tasks"] for n in cluster["nodes"]) > 6  # pieces, plus the header reads
     read = {n["node"]: n["bytes_read"] for n in cluster["nodes"]}
     assert read["n0"] == 0 and read["n1"] > 0 and read["n2"] > 0
     assert all(t["stats"]["hash"] for t in remote["tensors"])
+    # Progress counts the bytes finished on all nodes together, up to every tensor's bytes.
+    total = sum(t["nbytes"] for t in remote["tensors"])
+    assert seen[-1] == (total, total) and all(t == total for _, t in seen)
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen)
 
 
 def test_validate_with_target_and_engine_is_identical(sim_cluster, data):
@@ -129,6 +135,8 @@ def test_diff_is_identical(sim_cluster, data):
     ).to_dict()
     cluster = _same(local, remote)
     assert set(cluster) == {"a", "b"}
+    # Hashes and pair comparisons ran on the nodes holding side A's shards.
+    assert sum(n["tasks"] for n in cluster["a"]["nodes"] if n["node"] != "n0") >= 4
     assert local["renamed"] and local["changed"]  # the comparison had something to find
 
 
@@ -219,12 +227,7 @@ def test_a_node_killed_before_the_data_pass_means_retry_elsewhere_or_a_finding(s
     """Runs last: it removes a node. n2 reads the middle shard (only it has it) and the small
     one (n1 has a copy): after n2 dies the small shard is read on n1, the middle one is IX001."""
     ckpt = open_checkpoint(data["broken"], sim_cluster.address, sim_cluster.path_map)
-    victim = next(
-        node
-        for node in sim_cluster.cluster.worker_nodes
-        if node.unique_id == sim_cluster.node_ids["n2"]
-    )
-    sim_cluster.cluster.remove_node(victim)
+    sim_cluster.cluster.remove_node(sim_cluster.handles["n2"])
     remote = scan(ckpt, stats=True).to_dict()
     local = scan(data["broken"], stats=True).to_dict()
     middle, small = shards_by_size(data["broken"])[1:]
