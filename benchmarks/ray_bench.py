@@ -70,7 +70,8 @@ def spread(source: Path, nodes_root: Path, holdings: dict[str, list[str]]) -> No
 def layout(args: argparse.Namespace) -> tuple[list[str], Path, int]:
     """Writes the drafters and node folders; returns the checkpoint paths, the node root and the
     total bytes the audit reads."""
-    bench_data.ensure_drafter(args.drafter, "full")
+    if not (args.drafter / "model.safetensors.index.json").exists():
+        bench_data.ensure_drafter(args.drafter, "full")  # never rewrites an existing one
     nodes_root = args.data / "nodes"
     drafters = small_drafters(args.data / "drafters", args.drafters)
     for i, path in enumerate(drafters):

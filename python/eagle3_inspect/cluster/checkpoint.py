@@ -85,18 +85,16 @@ class ClusterCheckpoint(Checkpoint):
     ) -> dict[str, Any]:
         if threads is not None and threads < 1:
             raise ValueError(f"threads must be >= 1, got {threads}")
-        by_file: dict[str, list[str]] = {}
-        for name in names:
-            by_file.setdefault(os.path.basename(self.tensors[name].file), []).append(name)
         jobs = []
-        for placed in self.placement.files:
-            for chunk in _chunks(by_file.get(placed.name, []), self.tensors):
-                submit = functools.partial(self._submit, chunk, hashes, stats, threads)
-                nbytes = sum(self.tensors[n].nbytes for n in chunk)
-                key = len(jobs)
-                jobs.append(
-                    Job(key, placed.name, placed.holders, placed.local_paths, submit, nbytes)
-                )
+        for placed_files, chunk in _tasks(self.placement.files, names, self.tensors):
+            submit = functools.partial(self._submit, chunk, hashes, stats, threads)
+            paths = {
+                n.node_id: [p.local_paths[n.node_id] for p in placed_files]
+                for n in placed_files[0].holders
+            }
+            nbytes = sum(self.tensors[n].nbytes for piece in chunk for n in piece)
+            files = [p.name for p in placed_files]
+            jobs.append(Job(len(jobs), files, placed_files[0].holders, paths, submit, nbytes))
         results = self.session.run(jobs, self.usage, progress)
         merged: dict[str, Any] = {}
         for job in jobs:
@@ -105,41 +103,64 @@ class ClusterCheckpoint(Checkpoint):
                 self._unread(job)
                 continue
             merged.update(result["results"])
-            shown = self._shown(job.file)
             for item in result["changed"]:
-                self.add_finding(replace(item, file=shown))
+                self.add_finding(replace(item, file=self._shown(os.path.basename(item.file))))
         return {n: merged[n] for n in names if n in merged}
 
     def _submit(
-        self, chunk: list[str], hashes: bool, stats: bool, threads: int | None, node: Any, path: str
+        self,
+        chunk: list[list[str]],
+        hashes: bool,
+        stats: bool,
+        threads: int | None,
+        node: Any,
+        paths: list[str],
     ) -> Any:
-        return self.session.shard_task(node, path, chunk, hashes, stats, threads)
+        pieces = list(zip(paths, chunk, strict=True))
+        return self.session.shard_task(node, pieces, hashes, stats, threads)
 
     def _shown(self, name: str) -> str:
         return next(f.path for f in self.files if os.path.basename(f.path) == name)
 
     def _unread(self, job: Job) -> None:
-        """IX001 for a piece of a shard that no holder could read (its tensors get no results)."""
+        """IX001 for each shard of a task no holder could run (its tensors get no results)."""
         why = "; ".join(f"node {node}: {reason}" for node, reason in job.tried) or "no alive node"
-        self.add_finding(
-            finding(
-                "IX001",
-                f"shard {job.file} could not be read on any node holding it: {why}",
-                file=self._shown(job.file),
-            )
-        )
+        for name in job.files:
+            message = f"shard {name} could not be read on any node holding it: {why}"
+            self.add_finding(finding("IX001", message, file=self._shown(name)))
 
 
-def _chunks(names: list[str], tensors: dict[str, Any]) -> list[list[str]]:
-    chunks: list[list[str]] = []
-    size = TASK_BYTES
+def _tasks(
+    placed: list[PlacedFile], names: list[str], tensors: dict[str, Any]
+) -> list[tuple[list[PlacedFile], list[list[str]]]]:
+    """The data pass cut into tasks: shards with the same holders (in the same order) go
+    together, their tensors in pieces of about TASK_BYTES. Each task is (its shards, the tensor
+    names of each shard in it)."""
+    by_file: dict[str, list[str]] = {}
     for name in names:
-        if size + tensors[name].nbytes > TASK_BYTES and (not chunks or chunks[-1]):
-            chunks.append([])
-            size = 0
-        chunks[-1].append(name)
-        size += tensors[name].nbytes
-    return chunks
+        by_file.setdefault(os.path.basename(tensors[name].file), []).append(name)
+    groups: dict[tuple[str, ...], list[PlacedFile]] = {}
+    for f in placed:
+        if by_file.get(f.name):
+            groups.setdefault(tuple(h.node_id for h in f.holders), []).append(f)
+    found = []
+    for files in groups.values():
+        current: tuple[list[PlacedFile], list[list[str]]] = ([], [])
+        size = 0
+        for f in files:
+            for name in by_file[f.name]:
+                nbytes = tensors[name].nbytes
+                if current[0] and size + nbytes > TASK_BYTES:
+                    found.append(current)
+                    current, size = ([], []), 0
+                if not current[0] or current[0][-1] is not f:
+                    current[0].append(f)
+                    current[1].append([])
+                current[1][-1].append(name)
+                size += nbytes
+        if current[0]:
+            found.append(current)
+    return found
 
 
 def _source(session: ClusterSession, usage: Usage, placed: PlacedFile) -> SourceFile:

@@ -56,7 +56,8 @@ def remote_diff_pairs(
         submit = functools.partial(_submit, session, spec, chosen, options)
         nbytes = sum(a.tensors[na].nbytes + b.tensors[nb].nbytes for na, nb in chosen)
         members_of[len(jobs)] = members
-        jobs.append(Job(len(jobs), placed.name, placed.holders, placed.local_paths, submit, nbytes))
+        job = Job(len(jobs), [placed.name], placed.holders, placed.local_paths, submit, nbytes)
+        jobs.append(job)
     done = session.run(jobs, a.usage, progress)
     results: list[dict[str, Any] | None] = [None] * len(pairs)
     for job in jobs:

@@ -23,6 +23,7 @@ class PlacedFile:
     size: int
     holders: list[NodeInfo]
     local_paths: dict[str, str]  # node id -> the file's path on that node
+    head: bytes = b""  # the first bytes (length prefix and header) when discovery sent them
 
 
 @dataclass
@@ -65,7 +66,8 @@ def place(reports: list[tuple[NodeInfo, dict[str, Any]]]) -> Placement:
         loads[holders[0].node_id] += size
         roots = {n.node_id: r["local_root"] for n, r in held}
         paths = {n.node_id: os.path.join(roots[n.node_id], name) for n in holders}
-        files.append(PlacedFile(name, size, holders, paths))
+        head = next(e.get("head", b"") for n, e in entries if n is holders[0])
+        files.append(PlacedFile(name, size, holders, paths, head))
     files.sort(key=lambda f: f.name)
     index = next((r["index"] for _, r in held if r["index"] is not None), None)
     config = next((r["config"] for _, r in held if r["config"] is not None), None)

@@ -39,9 +39,9 @@ class Job:
     a node (returning an ObjectRef); `nbytes` counts toward progress."""
 
     key: Any
-    file: str
+    files: list[str]
     holders: list[NodeInfo]
-    local_paths: dict[str, str]
+    local_paths: dict[str, Any]  # node id -> what `submit` needs there (the files' paths)
     submit: Callable[[NodeInfo, str], Any]
     nbytes: int
     tried: list[tuple[str, str]] = field(default_factory=list)  # (node, why it failed)
@@ -65,6 +65,7 @@ class ClusterSession:
         # Set on Ctrl-C: every run() in any thread cancels its tasks and raises KeyboardInterrupt.
         self.cancelled = threading.Event()
         self._lock = threading.Lock()
+        self._discovered: dict[str, list[tuple[NodeInfo, Any]]] = {}
         remote = self.ray.remote
         self._discover = remote(num_cpus=0, max_retries=0)(tasks.node_discover)
         self._pread = remote(num_cpus=0, max_retries=0)(tasks.node_pread)
@@ -90,34 +91,70 @@ class ClusterSession:
         return node_path(path, root_for(node, self.path_map))
 
     def discover(self, path: str) -> list[tuple[NodeInfo, dict[str, Any]]]:
-        """Every alive node's holdings of `path` (a node that fails to answer holds nothing)."""
+        """Every alive node's holdings of `path` (a node that fails to answer holds nothing);
+        from the batch `prefetch` fetched when it holds `path`."""
+        with self._lock:
+            found = self._discovered.pop(path, None)
+        return found if found is not None else self._discover_batch([path])[path]
+
+    def prefetch(self, paths: list[str]) -> None:
+        """Discovers `paths` with one task per node (many checkpoints: one round trip)."""
+        found = self._discover_batch(paths)
+        with self._lock:
+            self._discovered.update(found)
+
+    def prefetched(self) -> set[str]:
+        """Paths whose holdings `prefetch` fetched and no open has used yet."""
+        with self._lock:
+            return set(self._discovered)
+
+    def _discover_batch(self, paths: list[str]) -> dict[str, list[tuple[NodeInfo, Any]]]:
         refs = {
-            n.node_id: self.pinned(self._discover, n).remote(self.node_path(n, path))
+            n.node_id: self.pinned(self._discover, n).remote([self.node_path(n, p) for p in paths])
             for n in self.nodes
+            if n.node_id not in self.dead
         }
-        found = []
+        found: dict[str, list[tuple[NodeInfo, Any]]] = {p: [] for p in paths}
         for node in self.nodes:
+            if node.node_id not in refs:
+                continue
             try:
-                found.append((node, self.ray.get(refs[node.node_id])))
+                reports = self.ray.get(refs[node.node_id])
             except self.ray.exceptions.RayError:
                 self.dead.add(node.node_id)
+                continue
+            for path, report in zip(paths, reports, strict=True):
+                found[path].append((node, report))
         return found
 
     def new_usage(self) -> Usage:
         """A fresh per-node tally (one per checkpoint)."""
         return {n.node_id: NodeUsage() for n in self.nodes}
 
-    def account(self, usage: Usage, node: NodeInfo, name: str, nbytes: int, seconds: float) -> None:
-        """Counts a task of `node` that read `nbytes` of file `name` in `seconds`."""
+    def account(
+        self,
+        usage: Usage,
+        node: NodeInfo,
+        name: str,
+        nbytes: int,
+        seconds: float,
+        task: bool = True,
+    ) -> None:
+        """Counts `nbytes` of file `name` that `node` read in `seconds` (in a task of its own
+        unless not `task`: the header bytes discovery sent along)."""
         with self._lock:
             entry = usage[node.node_id]
             entry.files.add(name)
             entry.bytes_read += nbytes
             entry.seconds += seconds
-            entry.tasks += 1
+            entry.tasks += task
 
     def pread(self, usage: Usage, placed: PlacedFile, offset: int, n: int) -> bytes:
-        """`n` bytes at `offset` of a file, from the first holder that can serve them."""
+        """`n` bytes at `offset` of a file, from the first holder that can serve them (the header
+        comes with the listing: no round trip)."""
+        if offset + n <= len(placed.head):
+            self.account(usage, placed.holders[0], placed.name, n, 0.0, task=False)
+            return placed.head[offset : offset + n]
         errors = []
         for node in placed.holders:
             if node.node_id in self.dead:
@@ -165,7 +202,9 @@ class ClusterSession:
                         self._note_failure(node, exc)
                         self._start(job, running)
                         continue
-                    self.account(usage, node, job.file, result["bytes"], result["seconds"])
+                    for name in job.files:
+                        self.account(usage, node, name, 0, 0.0, task=False)
+                    self.account(usage, node, job.files[0], result["bytes"], result["seconds"])
                     results[job.key] = result
                     done_bytes += job.nbytes
                 if progress is not None:

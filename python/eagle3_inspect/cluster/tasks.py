@@ -12,9 +12,9 @@ from typing import Any
 from eagle3_inspect.cluster.discover import discover
 
 
-def node_discover(local_path: str) -> dict[str, Any]:
-    """`discover()` on this node, and which node ran it."""
-    return discover(local_path)
+def node_discover(local_paths: list[str]) -> list[dict[str, Any]]:
+    """`discover()` of each path on this node (one task for a batch of checkpoints)."""
+    return [discover(p) for p in local_paths]
 
 
 def node_pread(path: str, offset: int, length: int) -> bytes:
@@ -30,16 +30,31 @@ def node_pread(path: str, offset: int, length: int) -> bytes:
 
 
 def node_shard_stats(
+    pieces: list[tuple[str, list[str]]], hashes: bool, stats: bool, threads: int | None
+) -> dict[str, Any]:
+    """Statistics (or, without `stats`, content hashes only) of the tensors of local shards: each
+    piece is (shard path, tensor names)."""
+    start = time.perf_counter()
+    merged: dict[str, Any] = {"results": {}, "changed": [], "bytes": 0}
+    for path, names in pieces:
+        found = _shard_stats(path, names, hashes, stats, threads)
+        merged["results"].update(found["results"])
+        merged["changed"] += found["changed"]
+        merged["bytes"] += found["bytes"]
+    merged["seconds"] = time.perf_counter() - start
+    return merged
+
+
+def _shard_stats(
     path: str, names: list[str], hashes: bool, stats: bool, threads: int | None
 ) -> dict[str, Any]:
-    """Statistics (or, without `stats`, content hashes only) of the tensors `names` of the single
-    local shard `path`, opened on its own: per-tensor results do not depend on which tensors share
-    the pass or on the thread count, so they merge bit-identically. `changed` are IX011 findings
-    (file shrank during the pass) as dicts; their tensors are left out of the results."""
+    """The tensors `names` of the single local shard `path`, opened on its own: per-tensor
+    results do not depend on which tensors share the pass or on the thread count, so they merge
+    bit-identically. `changed` are IX011 findings (the file shrank during the pass); their
+    tensors are left out of the results."""
     from eagle3_inspect.reader.checkpoint import Checkpoint
     from eagle3_inspect.reader.compare import content_hashes
 
-    start = time.perf_counter()
     ckpt = Checkpoint(path)
     before = len(ckpt.findings)
     found: dict[str, Any]
@@ -51,12 +66,7 @@ def node_shard_stats(
             found.pop(item.tensor or "", None)
     changed = [f for f in ckpt.findings[before:] if f.code == "IX011"]
     nbytes = sum(ckpt.tensors[n].nbytes for n in names if n in ckpt.tensors)
-    return {
-        "results": found,
-        "changed": changed,
-        "bytes": nbytes,
-        "seconds": time.perf_counter() - start,
-    }
+    return {"results": found, "changed": changed, "bytes": nbytes}
 
 
 def node_diff_pairs(

@@ -20,6 +20,8 @@ from eagle3_inspect.errors import InspectError
 SUMMARY_SCHEMA = "eagle3-inspect/audit-summary/1"
 ERROR_SCHEMA = "eagle3-inspect/scan-error/1"
 GLOB_CHARS = frozenset("*?[")
+# Checkpoints discovered per round trip to the nodes in a cluster audit.
+DISCOVERY_BATCH = 16
 
 
 def expand(paths: Iterable[str], from_file: str | None = None) -> list[str]:
@@ -116,6 +118,9 @@ def _on_cluster(
     queue = list(reversed(todo))
     try:
         while queue or pending:
+            if queue and len(pending) < workers and queue[-1] not in session.prefetched():
+                # The next batch's holdings in one task per node, not one per checkpoint.
+                session.prefetch(queue[::-1][:DISCOVERY_BATCH])
             while queue and len(pending) < workers:
                 pending.add(pool.submit(_scan_one, queue.pop(), session, options))
             finished, pending = wait(pending, return_when=FIRST_COMPLETED)
