@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
 import pytest
 
 from eagle3_inspect.cluster.discover import discover, shown_root
 from eagle3_inspect.cluster.pathmap import NodeInfo, node_path, parse_path_map, root_for
-from eagle3_inspect.cluster.placement import place
+from eagle3_inspect.cluster.placement import PlacedFile, place
 from eagle3_inspect.errors import InvalidArgumentError
+from eagle3_inspect.reader.tensorinfo import TensorInfo
+from eagle3_inspect.synthetic.writer import write_safetensors
 
 
 def _node(i: int) -> NodeInfo:
@@ -95,3 +98,35 @@ def test_the_path_map_puts_a_node_s_view_under_its_root():
         parse_path_map(["n1"])
     with pytest.raises(InvalidArgumentError, match="twice"):
         parse_path_map(["n1=/a", "n1=/b"])
+
+
+def test_discovery_sends_each_header_along_when_it_is_small(tmp_path):
+
+    write_safetensors(tmp_path / "a.safetensors", {"x": np.zeros(4, np.float32)})
+    raw = (tmp_path / "a.safetensors").read_bytes()
+    (entry,) = discover(str(tmp_path))["files"]
+    header_end = 8 + int.from_bytes(raw[:8], "little")
+    assert entry["head"] == raw[:header_end]
+    (tmp_path / "b.safetensors").write_bytes((10**9).to_bytes(8, "little") + b"{}")
+    big = next(e for e in discover(str(tmp_path))["files"] if e["name"] == "b.safetensors")
+    assert big["head"] == (10**9).to_bytes(8, "little")  # only the prefix
+
+
+def test_tasks_group_shards_with_the_same_holders_in_pieces(monkeypatch):
+    from eagle3_inspect.cluster import checkpoint as cluster_checkpoint  # needs the seam
+
+    monkeypatch.setattr(cluster_checkpoint, "TASK_BYTES", 100)
+    one, two = _node(1), _node(2)
+    files = [
+        PlacedFile("a", 0, [one], {}),
+        PlacedFile("b", 0, [one], {}),
+        PlacedFile("c", 0, [two, one], {}),
+    ]
+    sizes = {"a1": 60, "a2": 30, "b1": 30, "c1": 10}
+    tensors = {n: TensorInfo(n, "U8", (s,), s, f"/r/{n[0]}", 0) for n, s in sizes.items()}
+    found = cluster_checkpoint._tasks(files, list(sizes), tensors)
+    shaped = [([f.name for f in fs], names) for fs, names in found]
+    assert shaped == [(["a"], [["a1", "a2"]]), (["b"], [["b1"]]), (["c"], [["c1"]])]
+    monkeypatch.setattr(cluster_checkpoint, "TASK_BYTES", 1000)
+    found = cluster_checkpoint._tasks(files, list(sizes), tensors)
+    assert [[f.name for f in fs] for fs, _ in found] == [["a", "b"], ["c"]]
