@@ -35,6 +35,8 @@ def run_audit(
 
     if fmt != "jsonl":
         raise click.UsageError("several checkpoints are written as JSON Lines: use --format jsonl")
+    if options.pop("html_file", None) is not None:
+        raise click.UsageError("--html takes one checkpoint; several are written as JSON Lines")
     todo = expand(paths, from_file)
     if not todo:
         raise click.UsageError("no checkpoint to scan: give PATH... or --from-file LIST")

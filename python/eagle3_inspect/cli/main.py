@@ -133,7 +133,7 @@ def scan(
     if is_audit(paths, from_file, resume):
         fmt = resolve_format(output_format or "jsonl", as_json)
         options = {"filter": pattern, "stats": with_stats, "hashes": with_hash, "threads": threads}
-        cluster = {"ray": ray, "ray_path_map": ray_path_map}
+        cluster = {"ray": ray, "ray_path_map": ray_path_map, "html_file": html_file}
         return run_audit(paths, fmt, from_file, resume, **cluster, **options)
     fmt = choose_format(output_format, as_json, html_file)
     with progress_for("stats", fmt) as progress:
