@@ -43,12 +43,12 @@ def test_a_glob_and_a_list_file_name_the_checkpoints(tmp_path):
     paths = [r["path"] for r in lines[:-1]]
     assert paths == [str(demo.broken), str(demo.correct), str(demo.mislabelled), str(demo.target)]
     assert code == 0  # header findings of these four are warnings at most
-    assert (
-        "--format jsonl"
-        in CliRunner()
-        .invoke(main, ["scan", "--format", "json", str(demo.correct), str(demo.broken)])
-        .stderr
-    )
+    as_json = ["scan", "--format", "json", str(demo.correct), str(demo.broken)]
+    assert "--format jsonl" in CliRunner().invoke(main, as_json).stderr
+    html = tmp_path / "r.html"
+    refused = CliRunner().invoke(main, ["scan", "--html", str(html), str(demo.correct), "x"])
+    assert refused.exit_code == 2 and "--html takes one checkpoint" in refused.stderr
+    assert not html.exists()
 
 
 def test_resume_skips_what_the_file_already_has_and_appends(tmp_path):
