@@ -130,3 +130,9 @@ def test_tasks_group_shards_with_the_same_holders_in_pieces(monkeypatch):
     monkeypatch.setattr(cluster_checkpoint, "TASK_BYTES", 1000)
     found = cluster_checkpoint._tasks(files, list(sizes), tensors)
     assert [[f.name for f in fs] for fs, _ in found] == [["a", "b"], ["c"]]
+
+
+def test_an_index_or_config_that_is_not_utf8_is_reported(tmp_path):
+    (tmp_path / "a.safetensors").write_bytes(b"1")
+    (tmp_path / "config.json").write_bytes(b'{"x": "\xff"}')
+    assert discover(str(tmp_path))["not_text"] == "config.json"

@@ -18,7 +18,11 @@ from eagle3_inspect.cluster.discover import shown_root
 from eagle3_inspect.cluster.pairs import remote_diff_pairs
 from eagle3_inspect.cluster.placement import PlacedFile, Placement, place
 from eagle3_inspect.cluster.session import ClusterSession, Job, Usage
-from eagle3_inspect.errors import CheckpointNotFoundError, InvalidArgumentError
+from eagle3_inspect.errors import (
+    CheckpointNotFoundError,
+    InvalidArgumentError,
+    InvalidCheckpointError,
+)
 from eagle3_inspect.reader.checkpoint import Checkpoint
 from eagle3_inspect.reader.source import SourceFile, SourceListing
 from eagle3_inspect.reader.stats import ProgressCallback, TensorStats
@@ -171,7 +175,12 @@ def _source(session: ClusterSession, usage: Usage, placed: PlacedFile) -> Source
 def open_on_cluster(path: str | os.PathLike[str], session: ClusterSession) -> ClusterCheckpoint:
     """Opens `path` as the cluster's nodes see it (see `cluster/pathmap.py`)."""
     path = os.fspath(path)
-    placement = place(session.discover(path))
+    reports = session.discover(path)
+    for _, report in reports:
+        if report.get("not_text"):  # as a local run: the checkpoint cannot be opened
+            name = os.path.join(shown_root(path, "dir"), report["not_text"])
+            raise InvalidCheckpointError(f"{name}: is not valid UTF-8 text")
+    placement = place(reports)
     if placement.kind == "hf-cache":
         raise InvalidArgumentError(
             f"{path}: Hugging Face cache folders are not offered with --ray; give the snapshot "

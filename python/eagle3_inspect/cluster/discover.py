@@ -34,11 +34,19 @@ def _regular(path: str) -> os.stat_result | None:
         return None
 
 
+class NotText(ValueError):
+    """An index or config that is not UTF-8 (a local run cannot open such a checkpoint)."""
+
+
 def _text(path: str, cap: int) -> str | None:
     if _regular(path) is None:
         return None
     with open(path, "rb") as f:
-        return f.read(cap + 1).decode("utf-8", "replace")
+        data = f.read(cap + 1)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise NotText(path) from exc
 
 
 def _find_index(root: str, names: list[str]) -> str | None:
@@ -78,8 +86,20 @@ def _file_entry(root: str, name: str) -> dict[str, Any] | None:
 
 
 def discover(local_path: str) -> dict[str, Any]:
-    """The node's holdings under `local_path`: `kind` ("dir", "file", "index" or "none"), the
-    local root, `files`, and `index` / `config` as (name, text) or None."""
+    """The node's holdings under `local_path`: `kind` ("dir", "file", "index", "hf-cache" or
+    "none"), the local root, `files`, and `index` / `config` as (name, text) or None; `not_text`
+    names an index or config that is not UTF-8."""
+    try:
+        return _discover(local_path)
+    except NotText as exc:
+        return {**_empty(local_path), "not_text": os.path.basename(str(exc))}
+
+
+def _empty(local_path: str) -> dict[str, Any]:
+    return {"kind": "none", "local_root": local_path, "files": [], "index": None, "config": None}
+
+
+def _discover(local_path: str) -> dict[str, Any]:
     result: dict[str, Any] = {
         "kind": "none",
         "local_root": local_path,
