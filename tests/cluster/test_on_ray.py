@@ -17,6 +17,7 @@ import pytest
 
 from eagle3_inspect.cli.json_stream import json_text
 from eagle3_inspect.cluster import checkpoint as cluster_checkpoint
+from eagle3_inspect.cluster import discover as discover_module
 from eagle3_inspect.cluster.api import connect, open_checkpoint
 from eagle3_inspect.cluster.session import Job
 from eagle3_inspect.commands.diff import diff
@@ -33,6 +34,15 @@ from eagle3_inspect.synthetic.targets import target_config, write_target
 from tests.cluster.conftest import SimCluster, shards_by_size
 
 INDEX, CONFIG = "model.safetensors.index.json", "config.json"
+WHOLE_CAP = discover_module.WHOLE_CAP
+
+
+@pytest.fixture(autouse=True)
+def data_on_the_nodes(monkeypatch):
+    """These shards are small enough to travel whole with the listing (their data pass then runs
+    on the driver); the tests send headers only, so data passes run as tasks on the nodes, unless
+    a test sets the cap back (`whole`)."""
+    monkeypatch.setattr(discover_module, "WHOLE_CAP", 0)
 
 
 def _holdings(folder: Path) -> dict[str, list[str]]:
@@ -86,14 +96,18 @@ def test_scan_headers_are_identical_and_each_shard_is_read_once(sim_cluster, dat
     assert cluster["nodes"][0]["address"] and all(n["alive"] for n in cluster["nodes"])
 
 
+@pytest.mark.parametrize("whole", [False, True])
 def test_stats_and_hashes_are_bit_identical_in_pieces_and_at_any_thread_count(
-    sim_cluster, data, monkeypatch
+    sim_cluster, data, monkeypatch, whole
 ):
     one = scan(data["broken"], stats=True, hashes=True, threads=1).to_dict()
     two = scan(data["broken"], stats=True, hashes=True, threads=2).to_dict()
     assert json_text(one) == json_text(two)
-    # Small tasks: every shard's tensors are split over several tasks and merged back.
+    # Small tasks: every shard's tensors are split over several tasks and merged back; or (whole)
+    # every shard came whole with the listing and is passed over on the driver.
     monkeypatch.setattr(cluster_checkpoint, "TASK_BYTES", 64 << 10)
+    if whole:
+        monkeypatch.setattr(discover_module, "WHOLE_CAP", WHOLE_CAP)
     seen: list[tuple[int, int]] = []
     remote = scan(
         data["broken"],
@@ -104,7 +118,8 @@ def test_stats_and_hashes_are_bit_identical_in_pieces_and_at_any_thread_count(
         progress=lambda done, total: seen.append((done, total)),
     ).to_dict()
     cluster = _same(one, remote)
-    assert sum(n["tasks"] for n in cluster["nodes"]) > 6  # pieces, plus the header reads
+    tasks = sum(n["tasks"] for n in cluster["nodes"])
+    assert tasks == 0 if whole else tasks > 3  # pieces (headers come with the listing)
     read = {n["node"]: n["bytes_read"] for n in cluster["nodes"]}
     assert read["n0"] == 0 and read["n1"] > 0 and read["n2"] > 0
     assert all(t["stats"]["hash"] for t in remote["tensors"])
@@ -125,7 +140,10 @@ def test_validate_with_target_and_engine_is_identical(sim_cluster, data):
     _same(local.to_dict(), remote.to_dict())
 
 
-def test_diff_is_identical(sim_cluster, data):
+@pytest.mark.parametrize("whole", [False, True])
+def test_diff_is_identical(sim_cluster, data, monkeypatch, whole):
+    if whole:
+        monkeypatch.setattr(discover_module, "WHOLE_CAP", WHOLE_CAP)
     local = diff(data["correct"], data["broken"]).to_dict()
     remote = diff(
         data["correct"],
@@ -135,8 +153,11 @@ def test_diff_is_identical(sim_cluster, data):
     ).to_dict()
     cluster = _same(local, remote)
     assert set(cluster) == {"a", "b"}
-    # Hashes and pair comparisons ran on the nodes holding side A's shards.
-    assert sum(n["tasks"] for n in cluster["a"]["nodes"] if n["node"] != "n0") >= 4
+    # Hashes and pair comparisons ran on the nodes holding side A's shards (pairs: also when
+    # the shards came whole, comparisons run where side A is).
+    assert sum(n["tasks"] for n in cluster["a"]["nodes"] if n["node"] != "n0") >= 2 + 2 * (
+        not whole
+    )
     assert local["renamed"] and local["changed"]  # the comparison had something to find
 
 

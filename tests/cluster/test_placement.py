@@ -104,11 +104,14 @@ def test_discovery_sends_each_header_along_when_it_is_small(tmp_path):
 
     write_safetensors(tmp_path / "a.safetensors", {"x": np.zeros(4, np.float32)})
     raw = (tmp_path / "a.safetensors").read_bytes()
-    (entry,) = discover(str(tmp_path))["files"]
+    (entry,) = discover(str(tmp_path), whole_cap=0)["files"]
     header_end = 8 + int.from_bytes(raw[:8], "little")
-    assert entry["head"] == raw[:header_end]
+    assert header_end < len(raw) and entry["head"] == raw[:header_end]
+    (whole,) = discover(str(tmp_path))["files"]  # small enough to travel whole
+    assert whole["head"] == raw
     (tmp_path / "b.safetensors").write_bytes((10**9).to_bytes(8, "little") + b"{}")
-    big = next(e for e in discover(str(tmp_path))["files"] if e["name"] == "b.safetensors")
+    listed = discover(str(tmp_path), whole_cap=0)["files"]
+    big = next(e for e in listed if e["name"] == "b.safetensors")
     assert big["head"] == (10**9).to_bytes(8, "little")  # only the prefix
 
 

@@ -89,8 +89,20 @@ class ClusterCheckpoint(Checkpoint):
     ) -> dict[str, Any]:
         if threads is not None and threads < 1:
             raise ValueError(f"threads must be >= 1, got {threads}")
+        # Files that came whole with the listing are passed over here, from those bytes.
+        whole = {f.name for f in self.placement.files if len(f.head) == f.size}
+        here = [n for n in names if os.path.basename(self.tensors[n].file) in whole]
+        merged: dict[str, Any] = {}
+        names_there = [n for n in names if n not in set(here)]
+        here_bytes = sum(self.tensors[n].nbytes for n in here)
+        total = here_bytes + sum(self.tensors[n].nbytes for n in names_there)
+        if here:
+            found = Checkpoint.stats(
+                self, here, hashes=hashes, threads=threads, progress=_shifted(progress, 0, total)
+            )
+            merged.update(found if stats else {n: s.hash for n, s in found.items()})
         jobs = []
-        for placed_files, chunk in _tasks(self.placement.files, names, self.tensors):
+        for placed_files, chunk in _tasks(self.placement.files, names_there, self.tensors):
             submit = functools.partial(self._submit, chunk, hashes, stats, threads)
             paths = {
                 n.node_id: [p.local_paths[n.node_id] for p in placed_files]
@@ -99,8 +111,9 @@ class ClusterCheckpoint(Checkpoint):
             nbytes = sum(self.tensors[n].nbytes for piece in chunk for n in piece)
             files = [p.name for p in placed_files]
             jobs.append(Job(len(jobs), files, placed_files[0].holders, paths, submit, nbytes))
-        results = self.session.run(jobs, self.usage, progress)
-        merged: dict[str, Any] = {}
+        results = self.session.run(jobs, self.usage, _shifted(progress, here_bytes, total))
+        if progress is not None:
+            progress(total, total)
         for job in jobs:
             result = results.get(job.key)
             if result is None:
@@ -132,6 +145,13 @@ class ClusterCheckpoint(Checkpoint):
         for name in job.files:
             message = f"shard {name} could not be read on any node holding it: {why}"
             self.add_finding(finding("IX001", message, file=self._shown(name)))
+
+
+def _shifted(progress: ProgressCallback | None, offset: int, total: int) -> Any:
+    """`progress` for one part of a pass that starts `offset` bytes in, out of `total`."""
+    if progress is None:
+        return None
+    return lambda done, _: progress(offset + done, total)
 
 
 def _tasks(

@@ -16,6 +16,9 @@ CONFIG_NAME = "config.json"
 # A file's first bytes up to the end of its header are sent with the listing when they fit in
 # this many bytes: opening the checkpoint then needs no round trip to the node for them.
 HEAD_CAP = 1 << 20
+# A file this small travels whole with the listing: its data pass then costs no task (a round
+# trip to a node costs more than sending a few hundred KB).
+WHOLE_CAP = 1 << 20
 # The reader's caps: one byte more is read so that the reader still sees "over the limit".
 INDEX_CAP = 64 << 20
 CONFIG_CAP = 16 << 20
@@ -56,11 +59,14 @@ def _find_index(root: str, names: list[str]) -> str | None:
     return found[0] if len(found) == 1 else None
 
 
-def _head(path: str, size: int) -> bytes:
+def _head(path: str, size: int, whole_cap: int) -> bytes:
     """The 8-byte length prefix and the header it announces, when they fit in HEAD_CAP (else
-    just what there is of the prefix): the reads that opening the file starts with."""
+    just what there is of the prefix): the reads that opening the file starts with. A file of at
+    most `whole_cap` bytes is sent whole."""
     try:
         with open(path, "rb") as f:
+            if size <= whole_cap:
+                return f.read(size + 1)[:size]
             prefix = f.read(8)
             if len(prefix) < 8:
                 return prefix
@@ -72,7 +78,7 @@ def _head(path: str, size: int) -> bytes:
         return b""
 
 
-def _file_entry(root: str, name: str) -> dict[str, Any] | None:
+def _file_entry(root: str, name: str, whole_cap: int) -> dict[str, Any] | None:
     path = os.path.join(root, name)
     st = _regular(path)
     if st is None:
@@ -81,16 +87,16 @@ def _file_entry(root: str, name: str) -> dict[str, Any] | None:
         "name": name,
         "size": st.st_size,
         "identity": (st.st_dev, st.st_ino, st.st_mtime_ns),
-        "head": _head(path, st.st_size),
+        "head": _head(path, st.st_size, whole_cap),
     }
 
 
-def discover(local_path: str) -> dict[str, Any]:
+def discover(local_path: str, whole_cap: int = WHOLE_CAP) -> dict[str, Any]:
     """The node's holdings under `local_path`: `kind` ("dir", "file", "index", "hf-cache" or
     "none"), the local root, `files`, and `index` / `config` as (name, text) or None; `not_text`
     names an index or config that is not UTF-8."""
     try:
-        return _discover(local_path)
+        return _discover(local_path, whole_cap)
     except NotText as exc:
         return {**_empty(local_path), "not_text": os.path.basename(str(exc))}
 
@@ -99,7 +105,7 @@ def _empty(local_path: str) -> dict[str, Any]:
     return {"kind": "none", "local_root": local_path, "files": [], "index": None, "config": None}
 
 
-def _discover(local_path: str) -> dict[str, Any]:
+def _discover(local_path: str, whole_cap: int) -> dict[str, Any]:
     result: dict[str, Any] = {
         "kind": "none",
         "local_root": local_path,
@@ -135,7 +141,7 @@ def _discover(local_path: str) -> dict[str, Any]:
         if index is not None:
             text = _text(os.path.join(root, index), INDEX_CAP)
             result["index"] = None if text is None else (index, text)
-    result["files"] = [e for n in chosen if (e := _file_entry(root, n)) is not None]
+    result["files"] = [e for n in chosen if (e := _file_entry(root, n, whole_cap)) is not None]
     config = _text(os.path.join(result["local_root"], CONFIG_NAME), CONFIG_CAP)
     result["config"] = None if config is None else (CONFIG_NAME, config)
     return result

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from eagle3_inspect.cluster import discover as discover_module
 from eagle3_inspect.cluster import tasks
 from eagle3_inspect.cluster.pathmap import NODE_LABEL, NodeInfo, check_keys, node_path, root_for
 from eagle3_inspect.cluster.placement import PlacedFile
@@ -110,7 +111,9 @@ class ClusterSession:
 
     def _discover_batch(self, paths: list[str]) -> dict[str, list[tuple[NodeInfo, Any]]]:
         refs = {
-            n.node_id: self.pinned(self._discover, n).remote([self.node_path(n, p) for p in paths])
+            n.node_id: self.pinned(self._discover, n).remote(
+                [self.node_path(n, p) for p in paths], discover_module.WHOLE_CAP
+            )
             for n in self.nodes
             if n.node_id not in self.dead
         }

@@ -12,9 +12,9 @@ from typing import Any
 from eagle3_inspect.cluster.discover import discover
 
 
-def node_discover(local_paths: list[str]) -> list[dict[str, Any]]:
+def node_discover(local_paths: list[str], whole_cap: int) -> list[dict[str, Any]]:
     """`discover()` of each path on this node (one task for a batch of checkpoints)."""
-    return [discover(p) for p in local_paths]
+    return [discover(p, whole_cap) for p in local_paths]
 
 
 def node_pread(path: str, offset: int, length: int) -> bytes:
