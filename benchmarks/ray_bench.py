@@ -120,7 +120,11 @@ def main(argv: list[str] | None = None) -> None:
     started = time.perf_counter()
     cluster = Cluster(
         initialize_head=True,
-        head_node_args={"num_cpus": 1, "labels": {NODE_LABEL: NODES[0]}},
+        head_node_args={
+            "num_cpus": 1,
+            "labels": {NODE_LABEL: NODES[0]},
+            "include_dashboard": False,
+        },
     )
     for label in NODES[1:]:
         cluster.add_node(num_cpus=1, labels={NODE_LABEL: label})

@@ -50,7 +50,11 @@ def sim_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SimCluster
 
     cluster = Cluster(
         initialize_head=True,
-        head_node_args={"num_cpus": 1, "labels": {NODE_LABEL: NODES[0]}},
+        head_node_args={
+            "num_cpus": 1,
+            "labels": {NODE_LABEL: NODES[0]},
+            "include_dashboard": False,
+        },
     )
     handles = {NODES[0]: cluster.head_node}
     for label in NODES[1:]:
