@@ -1,9 +1,11 @@
 """`ClusterCheckpoint`: a checkpoint whose shards live on Ray nodes.
 
-Headers, the index and config.json are read through the byte-source seam (`Checkpoint.from_source`)
-with every read served by a task pinned to a node holding the file, so ST/IX findings come from the
-same code as a local run. Statistics and content hashes run as per-shard tasks on the holders and
-merge into the dicts a local run returns; a shard no holder could read is an IX001 finding.
+The checkpoint is opened through the byte-source seam (`Checkpoint.from_source`), so ST/IX
+findings come from the same code as a local run: each file's reads are served from the bytes its
+holder sent with the listing (the header; a file of at most 1 MiB whole) or by a task pinned to a
+holder. Statistics and content hashes run as per-shard tasks on the holders (or here, for files
+that came whole) and merge into the dicts a local run returns; a shard no holder could read is
+an IX001 finding naming the shard and the nodes that failed.
 """
 
 from __future__ import annotations
