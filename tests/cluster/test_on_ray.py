@@ -291,6 +291,7 @@ def test_a_node_killed_before_the_data_pass_means_findings_for_what_it_alone_hel
     rows = remote.to_dict()["tensors"]
     assert rows and all("stats" not in row for row in rows)
     large, middle, small = shards_by_size(data["broken"])
-    lost = {f.file.rsplit("/", 1)[-1]: f.message for f in remote.findings if f.code == "IX001"}
-    assert set(lost) == {large, middle, small}
-    assert "node n1" in lost[large] and "node n1" in lost[small]
+    lost = [f for f in remote.findings if f.code == "IX001"]
+    for shard in (large, small):  # their task failed on n1
+        assert any(f.file.endswith(shard) and "node n1" in f.message for f in lost)
+    assert any(f.file.endswith(INDEX) and middle in f.message for f in lost)  # the index names it

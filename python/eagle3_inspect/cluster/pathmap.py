@@ -65,11 +65,11 @@ def node_path(path: str, root: str | None) -> str:
 
 
 def check_keys(path_map: Mapping[str, str], nodes: Iterable[NodeInfo]) -> None:
-    """Every entry must name an alive node: a typo would silently read nothing there."""
+    """Every entry must name a node of the cluster: a typo would silently read nothing there."""
     keys = {k for n in nodes for k in (n.label, n.node_id, n.address) if k is not None}
     unknown = sorted(set(path_map) - keys)
     if unknown:
         raise InvalidArgumentError(
-            f"--ray-path-map names no alive node: {', '.join(unknown)} (match a node's "
+            f"--ray-path-map names no node of the cluster: {', '.join(unknown)} (match a node's "
             f"{NODE_LABEL} label, node id or IP address)"
         )

@@ -60,8 +60,9 @@ class ClusterSession:
         self.connect_seconds = time.perf_counter() - started
         self.address = address
         self.path_map = path_map or {}
-        self.nodes = self._alive_nodes()
-        check_keys(self.path_map, self.nodes)
+        self.nodes = self._nodes(alive=True)
+        # A node that died is still a known name (one node down must not stop an audit).
+        check_keys(self.path_map, self._nodes(alive=False))
         self.dead: set[str] = set()
         # Set on Ctrl-C: every run() in any thread cancels its tasks and raises KeyboardInterrupt.
         self.cancelled = threading.Event()
@@ -73,11 +74,12 @@ class ClusterSession:
         self._shard = remote(num_cpus=1, max_retries=0)(tasks.node_shard_stats)
         self.diff_remote = remote(num_cpus=1, max_retries=0)(tasks.node_diff_pairs)
 
-    def _alive_nodes(self) -> list[NodeInfo]:
+    def _nodes(self, alive: bool) -> list[NodeInfo]:
+        """The cluster's alive nodes (or, not `alive`, every node it has known)."""
         nodes = [
             NodeInfo(n["NodeID"], n.get("NodeManagerAddress", ""), labels.get(NODE_LABEL))
             for n in self.ray.nodes()
-            if n.get("Alive") and (labels := n.get("Labels") or {}) is not None
+            if (n.get("Alive") or not alive) and (labels := n.get("Labels") or {}) is not None
         ]
         return sorted(nodes, key=lambda n: n.node_id)
 
