@@ -1,7 +1,7 @@
 """Writing a planned `fix`: shard by shard into a temp directory beside DST (same file names, so
 the shard layout is kept), a fresh index, the rewritten config.json, side files copied byte for
-byte; every file and the directory fsynced; then one rename. A failure or an interrupt leaves no
-DST (only, after a kill, a `.<name>.fix-tmp-*` directory that the next run removes)."""
+byte; every file and the directory fsynced. A failure or an interrupt removes the directory (a
+kill leaves it, and the next run removes it: see `destination`)."""
 
 from __future__ import annotations
 
@@ -15,25 +15,12 @@ from typing import Any
 
 import numpy as np
 
+from eagle3_inspect.commands.fix.destination import TMP_TAG, discard
 from eagle3_inspect.commands.fix.plan import Plan
-from eagle3_inspect.errors import InvalidArgumentError
 from eagle3_inspect.reader.checkpoint import Checkpoint
 from eagle3_inspect.reader.writer import owned_tensor, sync_dir, write_safetensors
 
 INDEX = "model.safetensors.index.json"
-TMP_TAG = ".fix-tmp-"
-
-
-def check_destination(src: Checkpoint, dst: Path, force: bool) -> None:
-    """Refuses a DST that exists (without `force`) or that overlaps SRC in either direction."""
-    root = Path(src.root).resolve()
-    target = dst.resolve()
-    if target == root or root in target.parents or target in root.parents:
-        raise InvalidArgumentError(f"{dst} overlaps the source checkpoint {src.root}")
-    if (dst.exists() or dst.is_symlink()) and not force:
-        raise FileExistsError(f"{dst} already exists (pass --force to replace it)")
-    if not dst.parent.is_dir():
-        raise FileNotFoundError(f"{dst.parent}: no such directory")
 
 
 def _fsync_file(path: Path) -> None:
@@ -42,12 +29,6 @@ def _fsync_file(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-def _remove_stale(dst: Path) -> None:
-    for old in dst.parent.glob(f".{dst.name}{TMP_TAG}*"):
-        if old.is_dir() and not old.is_symlink():
-            shutil.rmtree(old, ignore_errors=True)
 
 
 def _shards(src: Checkpoint, plan: Plan) -> dict[str, list[tuple[str, str, str]]]:
@@ -127,7 +108,6 @@ def _copy_side_files(src: Checkpoint, tmp: Path, written: set[str]) -> list[str]
 def stage(src: Checkpoint, plan: Plan, dst: Path) -> tuple[Path, list[str]]:
     """Writes the fixed drafter into a fresh temp directory beside `dst` (every file fsynced);
     returns it and the side files copied. On failure nothing is left behind."""
-    _remove_stale(dst)
     tmp = Path(tempfile.mkdtemp(prefix=f".{dst.name}{TMP_TAG}", dir=dst.parent))
     try:
         weight_map = _write_shards(src, plan, tmp)
@@ -145,29 +125,3 @@ def stage(src: Checkpoint, plan: Plan, dst: Path) -> tuple[Path, list[str]]:
         discard(tmp)
         raise
     return tmp, side
-
-
-def discard(tmp: Path) -> None:
-    shutil.rmtree(tmp, ignore_errors=True)
-
-
-def commit(tmp: Path, dst: Path) -> None:
-    """Renames the verified `tmp` to `dst` (an existing `dst`, allowed by --force, is moved
-    aside first and removed only after the rename succeeded)."""
-    trash = None
-    try:
-        if dst.exists() or dst.is_symlink():
-            trash = dst.parent / f".{dst.name}{TMP_TAG}old-{os.getpid()}"
-            os.rename(dst, trash)
-        os.rename(tmp, dst)
-        sync_dir(dst.parent)
-    except BaseException:
-        discard(tmp)
-        if trash is not None and not dst.exists():
-            os.rename(trash, dst)
-        raise
-    if trash is not None:
-        if trash.is_dir() and not trash.is_symlink():
-            shutil.rmtree(trash, ignore_errors=True)
-        else:
-            trash.unlink()
