@@ -31,6 +31,15 @@ LOCK_TAG = ".fix-lock"
 AT_FDCWD, RENAME_NOREPLACE = -100, 1
 
 
+def hf_repo(snapshot: Path) -> Path | None:
+    """The `models--org--name` repository that the resolved directory `snapshot` is a snapshot
+    of, or None."""
+    repo = snapshot.parent.parent
+    if snapshot.parent.name == "snapshots" and repo.name.startswith("models--"):
+        return repo
+    return None
+
+
 def _source_dirs(src: Checkpoint) -> set[Path]:
     """Every directory SRC is made of: the path given, its root, the directories the shards,
     index and config really live in (a Hugging Face snapshot links into `blobs/`), and for a
@@ -38,10 +47,7 @@ def _source_dirs(src: Checkpoint) -> set[Path]:
     dirs = {Path(src.path).resolve(), Path(src.root).resolve()}
     files = [f.path for f in src.files] + [p for p in (src.index_path, src.config_path) if p]
     dirs |= {Path(f).resolve().parent for f in files}
-    for d in list(dirs):
-        if d.parent.name == "snapshots" and d.parent.parent.name.startswith("models--"):
-            dirs.add(d.parent.parent)
-    return dirs
+    return dirs | {repo for repo in map(hf_repo, dirs) if repo is not None}
 
 
 def check_destination(src: Checkpoint, dst: Path, force: bool) -> None:

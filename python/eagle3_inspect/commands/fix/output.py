@@ -15,8 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from eagle3_inspect.commands.fix.destination import TMP_TAG, discard
+from eagle3_inspect.commands.fix.destination import TMP_TAG, discard, hf_repo
 from eagle3_inspect.commands.fix.plan import Plan
+from eagle3_inspect.errors import InvalidCheckpointError
 from eagle3_inspect.reader.checkpoint import Checkpoint
 from eagle3_inspect.reader.writer import owned_tensor, sync_dir, write_safetensors
 
@@ -85,20 +86,43 @@ def _write_index(src: Checkpoint, tmp: Path, weight_map: dict[str, str]) -> None
     _write_json(tmp / INDEX, index)
 
 
+def _copy_synced(source: str, dest: str) -> str:
+    shutil.copy2(source, dest)
+    _fsync_file(Path(dest))
+    return dest
+
+
+def _outside(entry: Path, repo: Path) -> Path | None:
+    """The first path at or under `entry` whose real location is outside `repo`: a Hugging Face
+    snapshot's links must stay in their repository (the reader's IX010 rule); nothing outside
+    is read."""
+    paths = [entry]
+    if entry.is_dir() and not entry.is_symlink():
+        for top, dirs, files in os.walk(entry):
+            paths += [Path(top, name) for name in sorted(dirs) + sorted(files)]
+    return next((p for p in paths if repo not in p.resolve().parents), None)
+
+
 def _copy_side_files(src: Checkpoint, tmp: Path, written: set[str]) -> list[str]:
     root = Path(src.root)
     if not root.is_dir() or Path(src.path).is_file():
         return []
+    repo = hf_repo(root.resolve())
     skip = written | {INDEX, "config.json"} | {Path(f.path).name for f in src.files}
     copied = []
     for entry in sorted(root.iterdir()):
         if entry.name in skip or entry.name.startswith("."):
             continue
+        escaped = _outside(entry, repo) if repo is not None else None
+        if escaped is not None:
+            raise InvalidCheckpointError(
+                f"{escaped}: links outside the Hugging Face repository {repo} (IX010); "
+                "fix copies nothing from outside it"
+            )
         if entry.is_file():
-            shutil.copy2(entry, tmp / entry.name)
-            _fsync_file(tmp / entry.name)
+            _copy_synced(str(entry), str(tmp / entry.name))
         elif entry.is_dir():
-            shutil.copytree(entry, tmp / entry.name)
+            shutil.copytree(entry, tmp / entry.name, copy_function=_copy_synced)
         else:
             continue
         copied.append(entry.name)
