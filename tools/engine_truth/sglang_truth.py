@@ -103,7 +103,9 @@ def run(drafter: Drafter, wheel: Wheel, version: str) -> dict:
             ),
         }
     S.reset({"sglang.srt.models.llama_eagle3": src})
-    S.RUNTIME["default_weight_loader"] = _default_loader(wheel)
+    S.RUNTIME["default_weight_loader"] = L.logged_default_loader(
+        cut(wheel.read("sglang/srt/model_loader/weight_utils.py"), "default_weight_loader")
+    )
     log = L.reset_log()
     try:
         module = __import__("sglang.srt.models.llama_eagle3", fromlist=["LlamaForCausalLMEagle3"])
@@ -150,19 +152,3 @@ def _aux_reader(wheel: Wheel) -> tuple[str | None, int | None]:
             if line:
                 return member, line
     return None, None
-
-
-def _default_loader(wheel: Wheel):
-    """The wheel's own default_weight_loader, exec'd unchanged, with the load log recording it."""
-    namespace: dict = {"torch": L.torch}
-    exec(
-        cut(wheel.read("sglang/srt/model_loader/weight_utils.py"), "default_weight_loader"),
-        namespace,
-    )
-    real = namespace["default_weight_loader"]
-
-    def default_weight_loader(param, loaded_weight, *rest):
-        real(param, loaded_weight, *rest)
-        L.LOG.mark(param, None, loaded_weight)
-
-    return default_weight_loader

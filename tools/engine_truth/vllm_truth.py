@@ -138,7 +138,9 @@ def run(drafter: Drafter, wheel: Wheel, version: str) -> dict:
     """The record for `drafter` under this vLLM wheel."""
     record: dict = {"engine": "vllm", "version": version, "evidence": {}}
     S.reset(*_real_modules(wheel))
-    S.RUNTIME["default_weight_loader"] = _default_loader(wheel)
+    S.RUNTIME["default_weight_loader"] = L.logged_default_loader(
+        cut(wheel.read("vllm/model_executor/model_loader/weight_utils.py"), "default_weight_loader")
+    )
     try:
         hf, how = draft_hf_config(drafter)
     except Exception as exc:
@@ -217,23 +219,6 @@ def run(drafter: Drafter, wheel: Wheel, version: str) -> dict:
             "never_loaded": f"{EAGLE3_MODULE} {class_name}.__init__ + load_weights (exec'd)",
         },
     }
-
-
-def _default_loader(wheel: Wheel):
-    namespace: dict = {"torch": L.torch}
-    exec(
-        cut(
-            wheel.read("vllm/model_executor/model_loader/weight_utils.py"), "default_weight_loader"
-        ),
-        namespace,
-    )
-    real = namespace["default_weight_loader"]
-
-    def default_weight_loader(param, loaded_weight, *rest):
-        real(param, loaded_weight, *rest)
-        L.LOG.mark(param, None, loaded_weight)
-
-    return default_weight_loader
 
 
 def _target_vocab(drafter: Drafter) -> int:
