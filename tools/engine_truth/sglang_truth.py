@@ -11,7 +11,7 @@ import stub_imports as S
 import stub_layers as L
 from drafter import Drafter
 from hf_config import build_config
-from outcome import dropped_tensors, error_record, unloaded_params
+from outcome import dropped_tensors, error_record, load_error, unloaded_params
 from wheels import Wheel, cut, line_of
 
 MODELS = "sglang/srt/models/"
@@ -117,15 +117,10 @@ def run(drafter: Drafter, wheel: Wheel, version: str) -> dict:
         }
     record["fc_in_features"] = model.model.fc.in_features
     record["evidence"]["fc_in_features"] = f"{EAGLE3_MODULE} LlamaModel.__init__ (exec'd)"
-    try:
-        model.load_weights(iter(list(drafter.tensors.items())))
-    except Exception as exc:
-        return record | {
-            "verdict": "LOAD-ERROR",
-            "why": error_record(
-                "load_weights", exc, f"{EAGLE3_MODULE} LlamaForCausalLMEagle3.load_weights"
-            ),
-        }
+    where = f"{EAGLE3_MODULE} LlamaForCausalLMEagle3.load_weights"
+    failed = load_error(model, drafter.tensors, record, where)
+    if failed is not None:
+        return failed
     hot = getattr(model, "hot_token_id", None)
     return record | {
         "verdict": "LOADED",

@@ -16,7 +16,7 @@ import stub_imports as S
 import stub_layers as L
 from drafter import Drafter
 from hf_config import build_config
-from outcome import dropped_tensors, error_record, unloaded_params
+from outcome import dropped_tensors, error_record, load_error, unloaded_params
 from wheels import Wheel, cut
 
 EAGLE3_MODULE = "vllm/model_executor/models/llama_eagle3.py"
@@ -197,17 +197,10 @@ def run(drafter: Drafter, wheel: Wheel, version: str) -> dict:
     fc = getattr(model.model, "fc", None)
     record["fc_in_features"] = getattr(fc, "in_features", getattr(fc, "input_size", None))
     record["evidence"]["fc_in_features"] = f"{EAGLE3_MODULE} LlamaModel.__init__ (exec'd)"
-    try:
-        model.load_weights(iter(list(drafter.tensors.items())))
-    except Exception as exc:
-        return record | {
-            "verdict": "LOAD-ERROR",
-            "why": error_record(
-                "load_weights",
-                exc,
-                f"{EAGLE3_MODULE} {class_name}.load_weights -> {UTILS} AutoWeightsLoader",
-            ),
-        }
+    where = f"{EAGLE3_MODULE} {class_name}.load_weights -> {UTILS} AutoWeightsLoader"
+    failed = load_error(model, drafter.tensors, record, where)
+    if failed is not None:
+        return failed
     return record | {
         "verdict": "LOADED",
         "dropped": dropped_tensors(drafter.tensors, log),
