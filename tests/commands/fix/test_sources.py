@@ -6,7 +6,6 @@ SRC, or SRC inside DST, in every form."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -18,22 +17,12 @@ from eagle3_inspect.commands.fix import fix
 from eagle3_inspect.errors import InvalidArgumentError, InvalidCheckpointError
 from tests.commands.fix.helpers import load_all, tree_digest
 from tests.commands.fix.test_safety import ENGINE, _mislabelled
+from tests.hf_cache import hf_cache_repo
 
 
 def _hf_cache(plain: Path, root: Path) -> Path:
-    """`plain`'s files as a Hugging Face cache repository (as tests/reader builds one): content
-    in `blobs/<sha256>`, `snapshots/<rev>/<name>` relative links to them, `refs/main` = rev."""
-    repo = root / "models--org--drafter"
-    blobs, snap = repo / "blobs", repo / "snapshots" / "abc123"
-    blobs.mkdir(parents=True)
-    snap.mkdir(parents=True)
-    (repo / "refs").mkdir()
-    (repo / "refs" / "main").write_text("abc123")
-    for f in sorted(plain.iterdir()):
-        blob = hashlib.sha256(f.read_bytes()).hexdigest()
-        shutil.copyfile(f, blobs / blob)
-        os.symlink(f"../../blobs/{blob}", snap / f.name)
-    return repo
+    """`plain`'s files as a Hugging Face cache repository (snapshot `abc123`)."""
+    return hf_cache_repo(root, {f.name: f for f in plain.iterdir()})
 
 
 @pytest.fixture(scope="module")
