@@ -165,9 +165,10 @@ def test_killed_midway_leaves_no_dst_and_the_next_run_cleans_up(tmp_path: Path) 
     assert result.returncode == -signal.SIGKILL, result.stderr
     assert not dst.exists()
     assert len(_leftovers(tmp_path)) == 1, "the killed run's staging directory"
+    assert (tmp_path / ".dst.fix-lock").exists(), "its lock file, no longer held by anyone"
     assert tree_digest(src) == digest
     assert fix(src, engine=ENGINE, out=dst).status == "fixed"
-    assert _leftovers(tmp_path) == []
+    assert _leftovers(tmp_path) == [] and not (tmp_path / ".dst.fix-lock").exists()
 
 
 def test_corrupt_source_is_refused_with_its_finding_code(tmp_path: Path) -> None:

@@ -48,7 +48,9 @@ def fix(
 ) -> FixReport:
     """Plans, writes and verifies SRC converted for `engine` ("sglang@0.5.11") into `out`.
     Raises for paths that cannot be used (missing SRC, existing DST without `force`, DST
-    overlapping SRC); a drafter that cannot be fixed without guessing is `status="refused"`."""
+    overlapping SRC), `BlockingIOError` while another run writes the same DST, and
+    `FileExistsError` when DST appears during the run (without `force`; it is left as it is);
+    a drafter that cannot be fixed without guessing is `status="refused"`."""
     profile = _profile(engine)
     ckpt = Checkpoint(src)
     dst = Path(out)
