@@ -1,5 +1,6 @@
 """fix from every kind of SRC the reader resolves: one `.safetensors` file (config.json beside
-it), a sharded directory with an index, and a Hugging Face cache repository or one of its
+it), a sharded directory with an index (or the index file itself: side files are copied as for
+the directory), and a Hugging Face cache repository or one of its
 snapshots (files linked into `blobs/`). Each writes the same fixed drafter, never modifies SRC
 (every file under it hashed before and after, blobs and refs included) and refuses a DST inside
 SRC, or SRC inside DST, in every form."""
@@ -35,6 +36,7 @@ def sources(tmp_path_factory) -> dict[str, Path]:
     return {
         "single-file": single / "model.safetensors",
         "sharded-dir": sharded,
+        "index-file": sharded / "model.safetensors.index.json",
         "hf-repo": repo,
         "hf-snapshot": repo / "snapshots" / "abc123",
     }
@@ -42,10 +44,11 @@ def sources(tmp_path_factory) -> dict[str, Path]:
 
 def _owner(kind: str, path: Path) -> Path:
     """The tree SRC is made of: a single file's directory, an HF repo for a snapshot too."""
-    return {"single-file": path.parent, "hf-snapshot": path.parent.parent}.get(kind, path)
+    owners = {"single-file": path.parent, "index-file": path.parent}
+    return owners.get(kind, path.parent.parent if kind == "hf-snapshot" else path)
 
 
-KINDS = ["single-file", "sharded-dir", "hf-repo", "hf-snapshot"]
+KINDS = ["single-file", "sharded-dir", "index-file", "hf-repo", "hf-snapshot"]
 
 
 @pytest.fixture(scope="module")

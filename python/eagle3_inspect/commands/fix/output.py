@@ -105,7 +105,8 @@ def _outside(entry: Path, repo: Path) -> Path | None:
 
 def _copy_side_files(src: Checkpoint, tmp: Path, written: set[str]) -> list[str]:
     root = Path(src.root)
-    if not root.is_dir() or Path(src.path).is_file():
+    # A lone .safetensors file's directory may hold anything; an index's is the checkpoint.
+    if not root.is_dir() or (Path(src.path).is_file() and src.index_path is None):
         return []
     repo = hf_repo(root.resolve())
     skip = written | {INDEX, "config.json"} | {Path(f.path).name for f in src.files}
