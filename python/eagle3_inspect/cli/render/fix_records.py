@@ -111,7 +111,8 @@ def _counts(report: FixReport) -> str:
 
 def fix_summary(report: FixReport) -> str:
     label, what = VERDICT[report.status]
-    parts = [f"{label}: {report.source} -> {report.destination} for {report.engine}"]
+    src, dst = display_path(report.source), display_path(report.destination)
+    parts = [f"{label}: {src} -> {dst} for {report.engine}"]
     if report.refusal:
         parts.append(report.refusal["code"])
     else:
