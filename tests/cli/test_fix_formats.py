@@ -13,7 +13,9 @@ import pytest
 from click.testing import CliRunner
 
 from eagle3_inspect.cli.main import main
-from eagle3_inspect.commands.fix import output
+from eagle3_inspect.cli.render.concise import concise_line
+from eagle3_inspect.cli.render.fix_records import fix_records, fix_summary
+from eagle3_inspect.commands.fix import FixReport, output
 from eagle3_inspect.synthetic.demo import CAPTURE_ENGINE, ENGINE, write_demo
 from tests.cli.line_patterns import CONCISE_FIX, GITHUB
 
@@ -189,3 +191,38 @@ def test_html_is_refused_before_any_work(demo, tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == []
     code, _, err = run([*cases(demo, dst)["fixed"], "--html", str(tmp_path / "r.html")])
     assert code == 2 and "no such option" in err.lower() and not dst.exists()
+
+
+def test_every_change_kind_renders_to_one_matching_line() -> None:
+    """Each kind `Plan.changes()` produces, with a path that needs escaping: one concise line
+    per change with its subject, github leaves them as those plain lines."""
+    report = FixReport(
+        source="/data/drafter\nv2, final",
+        destination="/data/out",
+        engine=ENGINE,
+        status="planned",
+        changes=[
+            {"kind": "rename", "from": "layers.0.mlp.up_proj.weight", "to": "midlayer.mlp.x"},
+            {"kind": "drop", "tensor": "t2d"},
+            {"kind": "d2t", "detail": "absolute target ids -> offsets"},
+            {"kind": "t2d", "detail": "generated from d2t (256 entries)"},
+            {"kind": "config", "op": "add", "key": "draft_vocab_size", "to": 256},
+            {"kind": "config", "op": "remove", "key": "eagle_config.x", "from": [1]},
+            {"kind": "config", "op": "change", "key": "architectures", "from": ["A"], "to": ["B"]},
+        ],
+    )
+    lines = [concise_line(r) for r in fix_records(report)]
+    assert all(CONCISE_FIX.fullmatch(line) for line in lines), lines
+    tails = [line.split("v2, final", 1)[1] for line in lines]
+    assert tails == [
+        ":layers.0.mlp.up_proj.weight: rename [info] -> midlayer.mlp.x",
+        ":t2d: drop [info] dropped (the engine would ignore it)",
+        ":d2t: d2t [info] absolute target ids -> offsets",
+        ":t2d: t2d [info] generated from d2t (256 entries)",
+        ":config:draft_vocab_size: config [info] = 256",
+        ":config:eagle_config.x: config [info] (removed)",
+        ":config:architectures: config [info] ['A'] -> ['B']",
+    ]
+    summary = fix_summary(report)
+    assert "\n" not in summary and summary.startswith("PLAN: /data/drafter\\nv2, final -> ")
+    assert "7 change(s) (1 rename, 1 drop, 1 d2t, 1 t2d, 3 config)" in summary
