@@ -16,8 +16,7 @@ import pytest
 
 import eagle3_inspect.commands.fix as fix_pkg
 from eagle3_inspect.commands.fix import destination, fix, output
-from tests.commands.fix.helpers import load_all, tree_digest
-from tests.commands.fix.test_safety import ENGINE, _mislabelled
+from tests.commands.fix.helpers import ENGINE, load_all, mislabelled, tree_digest
 
 
 def _litter(parent: Path) -> list[str]:
@@ -27,7 +26,7 @@ def _litter(parent: Path) -> list[str]:
 
 @pytest.fixture
 def src(tmp_path: Path) -> Path:
-    return _mislabelled(tmp_path, shards=2)
+    return mislabelled(tmp_path, shards=2)
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +34,7 @@ def reference(tmp_path_factory) -> dict:
     """What one undisturbed run writes (tensors and config), to compare DSTs against."""
     root = tmp_path_factory.mktemp("reference")
     out = root / "dst"
-    assert fix(_mislabelled(root, shards=2), engine=ENGINE, out=out).status == "fixed"
+    assert fix(mislabelled(root, shards=2), engine=ENGINE, out=out).status == "fixed"
     return {"tensors": load_all(out), "config": json.loads((out / "config.json").read_text())}
 
 

@@ -16,8 +16,7 @@ import pytest
 
 from eagle3_inspect.commands.fix import fix
 from eagle3_inspect.errors import InvalidArgumentError, InvalidCheckpointError
-from tests.commands.fix.helpers import load_all, tree_digest
-from tests.commands.fix.test_safety import ENGINE, _mislabelled
+from tests.commands.fix.helpers import ENGINE, load_all, mislabelled, tree_digest
 from tests.hf_cache import hf_cache_repo
 
 
@@ -29,8 +28,8 @@ def _hf_cache(plain: Path, root: Path) -> Path:
 @pytest.fixture(scope="module")
 def sources(tmp_path_factory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("sources")
-    single = _mislabelled(root / "single")
-    sharded = _mislabelled(root / "sharded", shards=2)
+    single = mislabelled(root / "single")
+    sharded = mislabelled(root / "sharded", shards=2)
     (sharded / "tokenizer.json").write_text('{"model": "bpe"}')
     repo = _hf_cache(sharded, root / "hub")
     return {
@@ -54,7 +53,7 @@ KINDS = ["single-file", "sharded-dir", "index-file", "hf-repo", "hf-snapshot"]
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory) -> dict:
     out = tmp_path_factory.mktemp("reference") / "dst"
-    src = _mislabelled(out.parent / "src")
+    src = mislabelled(out.parent / "src")
     assert fix(src, engine=ENGINE, out=out).status == "fixed"
     return {"tensors": load_all(out), "config": json.loads((out / "config.json").read_text())}
 
@@ -123,7 +122,7 @@ def test_dst_next_to_an_hf_repo_is_allowed(sources, tmp_path: Path) -> None:
 def test_hf_snapshot_side_file_linking_outside_the_repo_is_not_copied(
     tmp_path: Path, nested: bool
 ) -> None:
-    repo = _hf_cache(_mislabelled(tmp_path / "plain"), tmp_path / "hub")
+    repo = _hf_cache(mislabelled(tmp_path / "plain"), tmp_path / "hub")
     snap = repo / "snapshots" / "abc123"
     secret = tmp_path / "secret.txt"
     secret.write_text("not part of the drafter")
