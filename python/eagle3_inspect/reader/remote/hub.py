@@ -1,0 +1,100 @@
+"""A Hub model (`hf://`) as a `SourceListing`, with `huggingface_hub` for what the Hub defines:
+the endpoint (`HF_ENDPOINT`), the token, the request headers, the model-info answer (revision ->
+commit, the file list with sizes), the file URLs and the local cache. Files the cache already
+holds for that commit are read from disk; the rest by range requests through our transport."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+from eagle3_inspect.errors import MissingDependencyError, RemoteSourceError
+from eagle3_inspect.reader.remote.files import local_file, remote_file
+from eagle3_inspect.reader.remote.http import Transport
+from eagle3_inspect.reader.remote.location import HubLocation
+from eagle3_inspect.reader.remote.traffic import Traffic
+from eagle3_inspect.reader.source import SourceFile, SourceListing
+
+INDEX = "model.safetensors.index.json"
+CONFIG = "config.json"
+# The model-info answer lists every file of the repo: generous, but bounded.
+MAX_INFO_BYTES = 64 << 20
+MAX_TEXT_BYTES = 64 << 20  # config.json / index: the reader applies its own, smaller, caps
+
+
+def _hub() -> Any:
+    try:
+        import huggingface_hub
+    except ImportError as exc:
+        raise MissingDependencyError(
+            "hf:// paths need huggingface_hub: pip install 'eagle3-inspect[hub]'"
+        ) from exc
+    return huggingface_hub
+
+
+def _endpoint(hub: Any) -> str:
+    # Read at call time: huggingface_hub reads HF_ENDPOINT once, at its import.
+    return (os.environ.get("HF_ENDPOINT") or hub.constants.ENDPOINT).rstrip("/")
+
+
+def _cache_dir(hub: Any) -> str:
+    if os.environ.get("HF_HUB_CACHE"):
+        return os.environ["HF_HUB_CACHE"]
+    if os.environ.get("HF_HOME"):
+        return os.path.join(os.environ["HF_HOME"], "hub")
+    return str(hub.constants.HF_HUB_CACHE)
+
+
+def hub_listing(location: HubLocation, traffic: Traffic) -> SourceListing:
+    """Lists `location` (one model-info request) and builds its sources."""
+    hub = _hub()
+    from eagle3_inspect import __version__
+
+    endpoint = _endpoint(hub)
+    headers = hub.utils.build_hf_headers(library_name="eagle3-inspect", library_version=__version__)
+    transport = Transport(traffic, headers, auth_host=urlsplit(endpoint).hostname)
+    revision = location.revision or "main"
+    api = f"{endpoint}/api/models/{location.repo_id}/revision/{quote(revision, safe='')}"
+    reply = transport.get(f"{api}?blobs=true", max_bytes=MAX_INFO_BYTES)
+    try:
+        info = hub.hf_api.ModelInfo(**json.loads(reply.body))
+    except (ValueError, TypeError, KeyError) as exc:
+        raise RemoteSourceError(api, f"unreadable model info: {exc}") from None
+    commit = info.sha
+    if not commit:
+        raise RemoteSourceError(api, "model info without a commit id (sha)")
+    prefix = f"{location.subfolder}/" if location.subfolder else ""
+    sizes = {
+        s.rfilename[len(prefix) :]: s.size
+        for s in info.siblings or []
+        if s.rfilename.startswith(prefix) and "/" not in s.rfilename[len(prefix) :]
+    }
+    if not sizes:
+        raise RemoteSourceError(api, f"no files in {location.root} at commit {commit}")
+    cache = _cache_dir(hub)
+
+    def source(name: str) -> SourceFile:
+        cached = hub.try_to_load_from_cache(
+            location.repo_id, prefix + name, cache_dir=cache, revision=commit
+        )
+        if isinstance(cached, str) and os.path.getsize(cached) == sizes[name]:
+            return local_file(name, cached)
+        url = hub.hf_hub_url(location.repo_id, prefix + name, revision=commit, endpoint=endpoint)
+        size = sizes[name]
+        if size is None:
+            raise RemoteSourceError(api, f"model info gives no size for {prefix + name}")
+        return remote_file(name, size, url, transport)
+
+    def text(name: str) -> tuple[str, str] | None:
+        if name not in sizes:
+            return None
+        file = source(name)
+        data = file.read(0, file.size) if file.size <= MAX_TEXT_BYTES else b""
+        if file.size > MAX_TEXT_BYTES:
+            raise RemoteSourceError(location.root + "/" + name, "larger than 64 MiB")
+        return name, data.decode("utf-8", errors="replace")
+
+    files = [source(n) for n in sorted(sizes) if n.endswith(".safetensors")]
+    return SourceListing(location.given, location.root, files, text(INDEX), text(CONFIG))
