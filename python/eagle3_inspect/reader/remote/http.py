@@ -30,6 +30,7 @@ from eagle3_inspect.reader.remote.traffic import Traffic
 CONTENT_RANGE = re.compile(r"^bytes (\d+)-(\d+)/(\d+|\*)$")
 RETRY_STATUS = {408, 429, 500, 502, 503, 504}
 MAX_REDIRECTS = 5
+CHUNK = 1 << 20
 MAX_WAIT = 60.0  # the longest Retry-After honoured; a longer one fails at once
 STATUS_HINTS = {
     401: "unauthorized (set HF_TOKEN or run `hf auth login` for a private or gated repo)",
@@ -207,27 +208,40 @@ class Transport:
         head: dict[str, str],
         strict: bool,
     ) -> bytes:
+        chunks: list[bytes] = []
+        got = 0
         try:
-            body = response.read(max_bytes + 1)
-            size = len(body)
-            self.traffic.add(nbytes=size)
-            if size > max_bytes:
-                self._drop(conn)
-                if strict:
-                    raise RemoteSourceError(url, f"reply longer than the {max_bytes} bytes asked")
-                return body[:max_bytes]
-            if not response.isclosed():
-                response.read()  # an empty remainder; the connection is reused
+            while got <= max_bytes:
+                try:
+                    chunk = response.read(min(CHUNK, max_bytes + 1 - got))
+                except http.client.IncompleteRead as exc:
+                    chunk = exc.partial
+                    self.traffic.add(nbytes=len(chunk))
+                    got += len(chunk)
+                    raise
+                if not chunk:
+                    break
+                self.traffic.add(nbytes=len(chunk))
+                chunks.append(chunk)
+                got += len(chunk)
         except (OSError, http.client.HTTPException) as exc:
             self._drop(conn)
             if isinstance(exc, http.client.IncompleteRead):
-                self.traffic.add(nbytes=len(exc.partial))
                 declared = head.get("content-length", "?")
-                raise _Retry(
-                    url, f"truncated response: {len(exc.partial)} of {declared} bytes"
-                ) from None
+                raise _Retry(url, f"truncated response: {got} of {declared} bytes") from None
             raise _Retry(url, f"network error while reading: {_describe(exc)}") from None
-        if response.will_close:
+        body = b"".join(chunks)
+        declared = head.get("content-length", "")
+        if declared.isdigit() and got < min(int(declared), max_bytes + 1):
+            # http.client returns a short read at EOF without raising: count it ourselves.
+            self._drop(conn)
+            raise _Retry(url, f"truncated response: {got} of {declared} bytes")
+        if got > max_bytes:
+            self._drop(conn)
+            if strict:
+                raise RemoteSourceError(url, f"reply longer than the {max_bytes} bytes asked")
+            return body[:max_bytes]
+        if response.will_close or not response.isclosed():
             self._drop(conn)
         return body
 

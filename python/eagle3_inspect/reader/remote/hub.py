@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+from types import SimpleNamespace
 from typing import Any
 from urllib.parse import quote, urlsplit
 
@@ -25,13 +26,22 @@ MAX_TEXT_BYTES = 64 << 20  # config.json / index: the reader applies its own, sm
 
 
 def _hub() -> Any:
+    """The pieces of huggingface_hub used here, imported explicitly (its package attributes are
+    lazy)."""
     try:
-        import huggingface_hub
+        from huggingface_hub import constants, hf_api, hf_hub_url, try_to_load_from_cache
+        from huggingface_hub.utils import build_hf_headers
     except ImportError as exc:
         raise MissingDependencyError(
             "hf:// paths need huggingface_hub: pip install 'eagle3-inspect[hub]'"
         ) from exc
-    return huggingface_hub
+    return SimpleNamespace(
+        constants=constants,
+        ModelInfo=hf_api.ModelInfo,
+        hf_hub_url=hf_hub_url,
+        try_to_load_from_cache=try_to_load_from_cache,
+        build_hf_headers=build_hf_headers,
+    )
 
 
 def _endpoint(hub: Any) -> str:
@@ -53,13 +63,13 @@ def hub_listing(location: HubLocation, traffic: Traffic) -> SourceListing:
     from eagle3_inspect import __version__
 
     endpoint = _endpoint(hub)
-    headers = hub.utils.build_hf_headers(library_name="eagle3-inspect", library_version=__version__)
+    headers = hub.build_hf_headers(library_name="eagle3-inspect", library_version=__version__)
     transport = Transport(traffic, headers, auth_host=urlsplit(endpoint).hostname)
     revision = location.revision or "main"
     api = f"{endpoint}/api/models/{location.repo_id}/revision/{quote(revision, safe='')}"
     reply = transport.get(f"{api}?blobs=true", max_bytes=MAX_INFO_BYTES)
     try:
-        info = hub.hf_api.ModelInfo(**json.loads(reply.body))
+        info = hub.ModelInfo(**json.loads(reply.body))
     except (ValueError, TypeError, KeyError) as exc:
         raise RemoteSourceError(api, f"unreadable model info: {exc}") from None
     commit = info.sha
