@@ -11,6 +11,7 @@ from types import SimpleNamespace
 from typing import Any
 from urllib.parse import quote, urlsplit
 
+from eagle3_inspect._native import VERSION
 from eagle3_inspect.errors import MissingDependencyError, RemoteSourceError
 from eagle3_inspect.reader.remote.files import local_file, remote_file
 from eagle3_inspect.reader.remote.http import Transport
@@ -60,10 +61,8 @@ def _cache_dir(hub: Any) -> str:
 def hub_listing(location: HubLocation, traffic: Traffic) -> SourceListing:
     """Lists `location` (one model-info request) and builds its sources."""
     hub = _hub()
-    from eagle3_inspect import __version__
-
     endpoint = _endpoint(hub)
-    headers = hub.build_hf_headers(library_name="eagle3-inspect", library_version=__version__)
+    headers = hub.build_hf_headers(library_name="eagle3-inspect", library_version=VERSION)
     transport = Transport(traffic, headers, auth_host=urlsplit(endpoint).hostname)
     revision = location.revision or "main"
     api = f"{endpoint}/api/models/{location.repo_id}/revision/{quote(revision, safe='')}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass
@@ -21,7 +22,7 @@ class Traffic:
             self.requests += requests
             self.bytes_fetched += nbytes
 
-    def to_dict(self) -> dict[str, int | str]:
+    def to_dict(self) -> dict[str, Any]:
         with self._lock:
             return {
                 "path": self.path,
@@ -30,7 +31,7 @@ class Traffic:
             }
 
 
-def remote_section(sources: list[Traffic | None]) -> dict[str, object] | None:
+def remote_section(sources: list[Traffic | None]) -> dict[str, Any] | None:
     """The JSON `remote` object of a command: totals and one entry per remote source read; None
     when every source was local."""
     found = [t.to_dict() for t in sources if t is not None]
