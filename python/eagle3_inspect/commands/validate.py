@@ -111,7 +111,8 @@ def validate(
     progress: ProgressCallback | None = None,
 ) -> Report:
     """Validates the drafter at `path`. `engine` is "sglang", "vllm@0.20", "all", ...;
-    `target` a target model directory, config.json or index (headers and config only)."""
+    `target` a target model directory, config.json or index, or an `hf://` / `http(s)://` path
+    (headers and config only). `path` may be remote too (see `reader/remote`)."""
     with paused_gc():  # a finding per tensor of a large header: see reader/bulk.py
         return _validate(path, engine, target, stats, fail_on, threads, progress)
 
