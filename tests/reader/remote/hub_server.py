@@ -289,10 +289,15 @@ class _Handler(BaseHTTPRequestHandler):
                     chunk = f.read(min(CHUNK, left))
                     if not chunk:
                         break
-                    self.wfile.write(chunk)
+                    # Counted before the write: the client may read it and look at the counter
+                    # before this thread runs again. Taken back if the write fails.
+                    self._count(seen, len(chunk))
+                    try:
+                        self.wfile.write(chunk)
+                    except OSError:
+                        self._count(seen, -len(chunk))
+                        raise
                     left -= len(chunk)
-                    with self.hub.lock:
-                        seen.sent += len(chunk)
             except (BrokenPipeError, ConnectionResetError):
                 self.close_connection = True  # the client hung up (as it should on a bad reply)
 
@@ -309,6 +314,9 @@ class _Handler(BaseHTTPRequestHandler):
     ) -> None:
         self._send_head(seen, status, len(data), headers)
         if body and data:
+            self._count(seen, len(data))
             self.wfile.write(data)
-            with self.hub.lock:
-                seen.sent += len(data)
+
+    def _count(self, seen: Seen, n: int) -> None:
+        with self.hub.lock:
+            seen.sent += n

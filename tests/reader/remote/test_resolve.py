@@ -58,8 +58,10 @@ def test_hub_single_file_drafter(hub, published):
     assert listing.config == ("config.json", (published.drafter / "config.json").read_text())
     assert listing.root == "hf://demo/drafter"
     same_bytes(listing, published.drafter)
-    # The listing, config.json, then two reads: each redirected once from resolve to the CDN.
-    assert traffic.requests == 2 + 2 * 2
+    # The listing, config.json, then two reads: the first redirected from resolve to the CDN,
+    # the second sent straight to the CDN location.
+    assert traffic.requests == 2 + 2 + 1
+    assert len(hub.requests("/resolve/")) == 2  # config.json and the first read
     assert traffic.bytes_fetched == hub.bytes_served()
 
 
@@ -145,3 +147,18 @@ def test_unknown_repo_and_revision_are_one_line_errors(hub):
         resolve("hf://demo/nothing")
     with pytest.raises(RemoteSourceError, match=r"RevisionNotFound"):
         resolve("hf://demo/drafter@no-such-branch")
+
+
+def test_a_refused_cdn_location_goes_back_through_resolve(hub, published):
+    listing = resolve("hf://demo/drafter")
+    file = listing.files[0]
+    local = (published.drafter / "model.safetensors").read_bytes()
+    assert file.read(0, 8) == local[:8]
+    hub.clear()
+    hub.inject("/cdn/", "status", status=403, times=1)  # a signed CDN URL that expired
+    assert file.read(8, 16) == local[8:24]
+    assert [(s.path.split("/")[1], s.status) for s in hub.requests()] == [
+        ("cdn", 403),
+        ("demo", 302),
+        ("cdn", 206),
+    ]

@@ -72,6 +72,7 @@ class Transport:
         self.attempts = max(1, int(_env_float("E3_REMOTE_RETRIES", 4)))
         self.backoff = _env_float("E3_REMOTE_BACKOFF", 0.5)
         self._local = threading.local()
+        self._located: dict[str, str] = {}  # URL -> where it redirected (dict ops are atomic)
 
     # --- public ------------------------------------------------------------------------------
     def get(self, url: str, *, max_bytes: int) -> Reply:
@@ -113,6 +114,25 @@ class Transport:
         raise AssertionError("unreachable")
 
     def _follow(
+        self, url: str, span: tuple[int, int] | None, max_bytes: int, clipped: bool
+    ) -> Reply:
+        """Where `url` redirected before (the Hub sends LFS files to its CDN), the request goes
+        straight there: one request per read instead of two. A refusal there (an expired signed
+        URL) sends it back through `url` once."""
+        located = self._located.get(url)
+        if located is not None:
+            try:
+                return self._chain(located, span, max_bytes, clipped)
+            except RemoteSourceError as exc:
+                if exc.status not in (401, 403, 404, 410):
+                    raise
+                self._located.pop(url, None)
+        reply = self._chain(url, span, max_bytes, clipped)
+        if reply.url != url and span is not None:
+            self._located[url] = reply.url
+        return reply
+
+    def _chain(
         self, url: str, span: tuple[int, int] | None, max_bytes: int, clipped: bool
     ) -> Reply:
         for _ in range(MAX_REDIRECTS + 1):
