@@ -162,3 +162,19 @@ def test_a_refused_cdn_location_goes_back_through_resolve(hub, published):
         ("demo", 302),
         ("cdn", 206),
     ]
+
+
+def test_concurrent_reads_from_many_threads_get_their_own_bytes(hub, published):
+    from concurrent.futures import ThreadPoolExecutor
+
+    listing = resolve("hf://demo/sharded")
+    files = {f.name: f for f in listing.files}
+    local = {n: (published.sharded / n).read_bytes() for n in files}
+    jobs = [(n, (i * 97) % (len(local[n]) - 64), 1 + i % 64) for i in range(200) for n in files]
+
+    def read(job):
+        name, offset, length = job
+        return files[name].read(offset, length) == local[name][offset : offset + length]
+
+    with ThreadPoolExecutor(8) as pool:
+        assert all(pool.map(read, jobs))

@@ -1,4 +1,4 @@
-"""Ranged HTTP(S) reads on Python's own `http.client`: keep-alive connections per thread,
+"""Ranged HTTP(S) reads on Python's own `http.client`: a pool of keep-alive connections,
 timeouts, bounded retries with backoff that honour `Retry-After`, redirects followed by hand (so
 credentials never go to another host), and the two replies that must never turn into a silent
 full download: a server that ignores `Range` (200, or a 206 for other bytes) is refused from its
@@ -31,6 +31,7 @@ CONTENT_RANGE = re.compile(r"^bytes (\d+)-(\d+)/(\d+|\*)$")
 RETRY_STATUS = {408, 429, 500, 502, 503, 504}
 MAX_REDIRECTS = 5
 CHUNK = 1 << 20
+MAX_IDLE = 32  # idle keep-alive connections kept per host
 MAX_WAIT = 60.0  # the longest Retry-After honoured; a longer one fails at once
 STATUS_HINTS = {
     401: "unauthorized (set HF_TOKEN or run `hf auth login` for a private or gated repo)",
@@ -71,7 +72,8 @@ class Transport:
         self.timeout = _env_float("E3_REMOTE_TIMEOUT", 30.0)
         self.attempts = max(1, int(_env_float("E3_REMOTE_RETRIES", 4)))
         self.backoff = _env_float("E3_REMOTE_BACKOFF", 0.5)
-        self._local = threading.local()
+        self._idle: dict[tuple[str, str, int | None], list[http.client.HTTPConnection]] = {}
+        self._pool_lock = threading.Lock()
         self._located: dict[str, str] = {}  # URL -> where it redirected (dict ops are atomic)
 
     # --- public ------------------------------------------------------------------------------
@@ -150,13 +152,38 @@ class Transport:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise RemoteSourceError(url, "only http:// and https:// URLs can be read")
+        key = (parts.scheme, parts.hostname, parts.port)
+        conn = self._acquire(key)
+        finished = False  # the reply was read to its end or the connection closed
+        try:
+            reply = self._exchange(conn, url, span, max_bytes, clipped)
+            finished = True
+            return reply
+        except (_Retry, RemoteSourceError):
+            finished = True
+            raise
+        finally:
+            if finished and conn.sock is not None:
+                self._release(key, conn)
+            else:
+                conn.close()
+
+    def _exchange(
+        self,
+        conn: http.client.HTTPConnection,
+        url: str,
+        span: tuple[int, int] | None,
+        max_bytes: int,
+        clipped: bool,
+    ) -> Reply:
+        """One request on `conn`; every path either reads the body to its end or closes `conn`."""
+        parts = urlsplit(url)
         headers = {**self.headers, "Accept-Encoding": "identity"}
         if parts.hostname == self.auth_host:
             headers.update(self.auth)  # never to a CDN or any other host we are redirected to
         if span is not None:
             headers["Range"] = f"bytes={span[0]}-{span[0] + span[1] - 1}"
         target = parts.path + (f"?{parts.query}" if parts.query else "")
-        conn = self._connection(parts.scheme, parts.hostname, parts.port)
         self.traffic.add(requests=1)
         try:
             conn.request("GET", target or "/", headers=headers)
@@ -266,29 +293,30 @@ class Transport:
         return body
 
     # --- connections -------------------------------------------------------------------------
-    def _connection(self, scheme: str, host: str, port: int | None) -> http.client.HTTPConnection:
-        pool: dict[tuple[str, str, int | None], http.client.HTTPConnection]
-        pool = self._local.__dict__.setdefault("pool", {})
-        key = (scheme, host, port)
-        conn = pool.get(key)
-        if conn is None:
-            if scheme == "https":
-                context = ssl.create_default_context()
-                conn = http.client.HTTPSConnection(
-                    host, port, timeout=self.timeout, context=context
-                )
-            else:
-                conn = http.client.HTTPConnection(host, port, timeout=self.timeout)
-            pool[key] = conn
-        return conn
+    def _acquire(self, key: tuple[str, str, int | None]) -> http.client.HTTPConnection:
+        """An idle keep-alive connection to `key`'s host, or a new one. Shared by all threads
+        (the native workers' thread states may not outlive one call, so no thread-locals)."""
+        with self._pool_lock:
+            idle = self._idle.get(key)
+            if idle:
+                return idle.pop()
+        scheme, host, port = key
+        if scheme == "https":
+            context = ssl.create_default_context()
+            return http.client.HTTPSConnection(host, port, timeout=self.timeout, context=context)
+        return http.client.HTTPConnection(host, port, timeout=self.timeout)
+
+    def _release(self, key: tuple[str, str, int | None], conn: http.client.HTTPConnection) -> None:
+        with self._pool_lock:
+            idle = self._idle.setdefault(key, [])
+            if len(idle) < MAX_IDLE:
+                idle.append(conn)
+                return
+        conn.close()
 
     def _drop(self, conn: http.client.HTTPConnection) -> None:
         """Closes a connection that must not be reused (an unread body, an error)."""
         conn.close()
-        pool = self._local.__dict__.get("pool", {})
-        for key, value in list(pool.items()):
-            if value is conn:
-                del pool[key]
 
 
 class _Retry(Exception):
