@@ -172,6 +172,7 @@ def _handler(server: HubServer) -> type[BaseHTTPRequestHandler]:
 class _Handler(BaseHTTPRequestHandler):
     hub: HubServer
     protocol_version = "HTTP/1.1"  # keep-alive, as the Hub
+    disable_nagle_algorithm = True  # head and body are two writes: no 40 ms delayed-ACK stall
 
     def log_message(self, format: str, *args: object) -> None:  # quiet
         pass
