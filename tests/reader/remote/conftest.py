@@ -67,37 +67,3 @@ def hub(hub_session: HubServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path)
     monkeypatch.setenv("HF_TOKEN_PATH", str(tmp_path / "no-token"))
     monkeypatch.setenv("E3_REMOTE_BACKOFF", "0.01")  # retries without waiting seconds in tests
     return hub_session
-
-
-@pytest.fixture(autouse=True)
-def seam_stand_in(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """TEMPORARY, until h/seam lands `Checkpoint.from_source`: materialise a listing into a local
-    folder (headers always; data only for files under 64 MiB) and open that. Deleted on merge."""
-    from eagle3_inspect.reader.checkpoint import Checkpoint
-
-    if hasattr(Checkpoint, "from_source"):
-        return
-    import struct
-
-    counter = iter(range(1 << 30))
-
-    def from_source(cls, listing):
-        folder = tmp_path / f"stand-in-{next(counter)}"
-        folder.mkdir()
-        for f in listing.files:
-            with (folder / f.name).open("wb") as out:
-                if f.size < 64 << 20:
-                    out.write(f.read(0, f.size))
-                    continue
-                prefix = f.read(0, 8)
-                out.write(prefix + f.read(8, struct.unpack("<Q", prefix)[0]))
-                out.truncate(f.size)
-        for text in (listing.index, listing.config):
-            if text is not None:
-                (folder / text[0]).write_text(text[1])
-        only = listing.files[0].name if len(listing.files) == 1 and not listing.index else ""
-        ckpt = cls(folder / only if only else folder)
-        ckpt.path = listing.path
-        return ckpt
-
-    monkeypatch.setattr(Checkpoint, "from_source", classmethod(from_source), raising=False)

@@ -23,14 +23,14 @@ def findings_without_paths(findings, *roots: str):
         message = f.message
         for root in roots:
             message = message.replace(str(root), "<root>")
-        name = where.rsplit("/", 1)[-1]
-        out.append((f.code, f.severity.value, f.tensor, f.offset, name, message))
+        out.append((f.code, f.severity.value, f.tensor, f.offset, where, message))
     return sorted(out)
 
 
 def tensor_table(report):
     """The tensor rows with the file given by name only (the root differs by design)."""
-    return [{**t.to_dict(), "file": t.file.rsplit("/", 1)[-1]} for t in report.tensors]
+    root = report.checkpoint.root
+    return [{**t.to_dict(), "file": t.file.replace(root, "<root>")} for t in report.tensors]
 
 
 @pytest.mark.parametrize(
