@@ -161,12 +161,17 @@ def main() -> None:
             clients = measure_clients(server, args.reads, args.threads)
         finally:
             server.stop()
-    print(f"{'command':46} {'bytes':>10} {'requests':>8} {'declared':>16} {'share':>9}")
+    print(
+        f"{'command':46} {'bytes':>10} {'requests':>8} {'server saw':>18} "
+        f"{'declared':>16} {'share':>9}"
+    )
     for r in rows:
+        seen = f"{r['server_bytes']}/{r['server_requests']}"
         print(
-            f"{r['command']:46} {r['bytes_fetched']:>10} {r['requests']:>8} "
+            f"{r['command']:46} {r['bytes_fetched']:>10} {r['requests']:>8} {seen:>18} "
             f"{r['declared_bytes']:>16} {r['share']:>9.2e}"
         )
+        # What we count is what the server saw: no request goes uncounted.
         assert (r["bytes_fetched"], r["requests"]) == (r["server_bytes"], r["server_requests"])
     print()
     for c in clients:

@@ -60,7 +60,7 @@ def test_hub_single_file_drafter(hub, published):
     same_bytes(listing, published.drafter)
     # The listing, config.json, then two reads: the first redirected from resolve to the CDN,
     # the second sent straight to the CDN location.
-    assert traffic.requests == 2 + 2 + 1
+    assert traffic.requests == 2 + 2 + 1 == len(hub.requests())  # no uncounted request
     assert len(hub.requests("/resolve/")) == 2  # config.json and the first read
     assert traffic.bytes_fetched == hub.bytes_served()
 

@@ -1,5 +1,5 @@
 """A Hub model (`hf://`) as a `SourceListing`, with `huggingface_hub` for what the Hub defines:
-the endpoint (`HF_ENDPOINT`), the token, the request headers, the model-info answer (revision ->
+the endpoint (`HF_ENDPOINT`), the token, the model-info answer (revision ->
 commit, the file list with sizes), the file URLs and the local cache. Files the cache already
 holds for that commit are read from disk; the rest by range requests through our transport."""
 
@@ -30,8 +30,7 @@ def _hub() -> Any:
     """The pieces of huggingface_hub used here, imported explicitly (its package attributes are
     lazy)."""
     try:
-        from huggingface_hub import constants, hf_api, hf_hub_url, try_to_load_from_cache
-        from huggingface_hub.utils import build_hf_headers
+        from huggingface_hub import constants, get_token, hf_api, hf_hub_url, try_to_load_from_cache
     except ImportError as exc:
         raise MissingDependencyError(
             "hf:// paths need huggingface_hub: pip install 'eagle3-inspect[hub]'"
@@ -41,7 +40,7 @@ def _hub() -> Any:
         ModelInfo=hf_api.ModelInfo,
         hf_hub_url=hf_hub_url,
         try_to_load_from_cache=try_to_load_from_cache,
-        build_hf_headers=build_hf_headers,
+        get_token=get_token,
     )
 
 
@@ -58,11 +57,22 @@ def _cache_dir(hub: Any) -> str:
     return str(hub.constants.HF_HUB_CACHE)
 
 
+def _headers(hub: Any) -> dict[str, str]:
+    """The user agent and the token huggingface_hub resolves (`HF_TOKEN`, `hf auth login`).
+    Not `build_hf_headers`: its user-agent code fetches an agent registry from the endpoint and
+    writes it under HF_HOME, a request this tool would neither count nor want."""
+    headers = {"User-Agent": f"eagle3-inspect/{VERSION}"}
+    token = None if hub.constants.HF_HUB_DISABLE_IMPLICIT_TOKEN else hub.get_token()
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    return headers
+
+
 def hub_listing(location: HubLocation, traffic: Traffic) -> SourceListing:
     """Lists `location` (one model-info request) and builds its sources."""
     hub = _hub()
     endpoint = _endpoint(hub)
-    headers = hub.build_hf_headers(library_name="eagle3-inspect", library_version=VERSION)
+    headers = _headers(hub)
     transport = Transport(traffic, headers, auth_host=urlsplit(endpoint).hostname)
     revision = location.revision or "main"
     api = f"{endpoint}/api/models/{location.repo_id}/revision/{quote(revision, safe='')}"
