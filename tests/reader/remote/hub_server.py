@@ -36,7 +36,8 @@ CHUNK = 1 << 16
 @dataclass
 class Fault:
     """One injected fault: applies to requests whose path contains `match`, `times` times (None:
-    always). `kind`: "status", "429", "truncate", "ignore_range", "slow"."""
+    always), after letting the first `after` of them through. `kind`: "status", "429",
+    "truncate", "ignore_range", "slow"."""
 
     match: str
     kind: str
@@ -44,9 +45,13 @@ class Fault:
     retry_after: str | None = None
     delay: float = 0.0
     times: int | None = None
+    after: int = 0
 
     def take(self, path: str) -> bool:
         if self.match not in path or self.times == 0:
+            return False
+        if self.after > 0:
+            self.after -= 1
             return False
         if self.times is not None:
             self.times -= 1

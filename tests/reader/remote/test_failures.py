@@ -116,3 +116,25 @@ def test_a_server_error_is_retried_then_reported(hub, monkeypatch):
     hub.inject("/api/models/", "status", status=500)
     with pytest.raises(RemoteSourceError, match="HTTP 500"):
         resolve("hf://demo/drafter")
+
+
+def test_a_shard_that_cannot_be_fetched_at_open_is_ix001(hub, monkeypatch, run_cli):
+    monkeypatch.setenv("E3_REMOTE_RETRIES", "1")
+    hub.inject("model-00002-of-00003", "status", status=404)
+    code, out, _err = run_cli("scan", "hf://demo/sharded", "--format", "concise")
+    assert code == 1
+    ix001 = [line for line in out.splitlines() if " IX001 " in line]
+    assert len(ix001) == 1
+    assert ix001[0].startswith("hf://demo/sharded/model-00002-of-00003.safetensors")
+    assert "HTTP 404" in ix001[0]
+
+
+def test_a_tensor_read_failing_mid_pass_is_one_line_exit_2(hub, monkeypatch, run_cli):
+    monkeypatch.setenv("E3_REMOTE_RETRIES", "2")
+    # The open goes through (prefix and header of each of the 3 shards: 6 CDN reads); every
+    # data read after it fails.
+    hub.inject("/cdn/demo/sharded", "status", status=500, after=6)
+    code, _out, err = run_cli("validate", "hf://demo/sharded")
+    assert code == 2
+    assert err.count("\n") == 1
+    assert "HTTP 500" in err and "byte offset" in err and "model-0000" in err
