@@ -86,7 +86,8 @@ def test_hub_subfolder(hub, published):
     assert listing.root == "hf://demo/nested/eagle3"
     assert [f.name for f in listing.files] == ["model.safetensors"]
     same_bytes(listing, published.drafter)
-    assert resolve("hf://demo/nested").files == []  # nothing at the top: README only
+    with pytest.raises(RemoteSourceError, match=r"weights are under: hf://demo/nested/eagle3$"):
+        resolve("hf://demo/nested")  # nothing at the top but a README
 
 
 def test_cached_files_are_read_from_disk(hub, published, monkeypatch, tmp_path):

@@ -90,8 +90,8 @@ def hub_listing(location: HubLocation, traffic: Traffic) -> SourceListing:
         for s in info.siblings or []
         if s.rfilename.startswith(prefix) and "/" not in s.rfilename[len(prefix) :]
     }
-    if not sizes:
-        raise RemoteSourceError(api, f"no files in {location.root} at commit {commit}")
+    if not any(n.endswith(".safetensors") or n == CONFIG for n in sizes):
+        raise RemoteSourceError(api, _nothing_here(location, commit, info.siblings or []))
     cache = _cache_dir(hub)
 
     def source(name: str) -> SourceFile:
@@ -117,3 +117,20 @@ def hub_listing(location: HubLocation, traffic: Traffic) -> SourceListing:
 
     files = [source(n) for n in sorted(sizes) if n.endswith(".safetensors")]
     return SourceListing(location.given, location.root, files, text(INDEX), text(CONFIG))
+
+
+def _nothing_here(location: HubLocation, commit: str, siblings: list[Any]) -> str:
+    """The message for a folder with neither weights nor config, naming the subfolders that have
+    weights (a drafter is often published under one)."""
+    prefix = f"{location.subfolder}/" if location.subfolder else ""
+    below = sorted(
+        {
+            s.rfilename[len(prefix) :].rsplit("/", 1)[0]
+            for s in siblings
+            if s.rfilename.startswith(prefix) and s.rfilename.endswith(".safetensors")
+        }
+    )
+    message = f"no .safetensors files or config.json in {location.root} at commit {commit}"
+    if below:
+        message += "; weights are under: " + ", ".join(f"{location.root}/{b}" for b in below[:5])
+    return message
