@@ -89,3 +89,22 @@ def test_hf_paths_without_huggingface_hub_say_what_to_install(hub, monkeypatch):
     monkeypatch.setitem(sys.modules, "huggingface_hub", None)
     with pytest.raises(MissingDependencyError, match=r"eagle3-inspect\[hub\]"):
         eagle3_inspect.open("hf://demo/drafter")
+
+
+def test_offline_reads_the_cached_snapshot_without_a_request(hub, published, tmp_path, monkeypatch):
+    for name in ("config.json", "model.safetensors"):
+        hub_client.hf_hub_download(
+            "demo/drafter",
+            name,
+            revision="v1.0",
+            endpoint=hub.url,
+            cache_dir=tmp_path / "hf-cache",
+            token=False,
+        )
+    hub.clear()
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    report = eagle3_inspect.diff("hf://demo/drafter@v1.0", published.drafter)
+    assert report.identical
+    assert hub.requests() == []
+    with pytest.raises(eagle3_inspect.errors.RemoteSourceError, match="HF_HUB_OFFLINE"):
+        eagle3_inspect.open("hf://demo/sharded")

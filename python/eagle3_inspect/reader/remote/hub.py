@@ -68,9 +68,46 @@ def _headers(hub: Any) -> dict[str, str]:
     return headers
 
 
+def _offline(hub: Any) -> bool:
+    value = os.environ.get("HF_HUB_OFFLINE", "").strip().upper()
+    return value in {"1", "ON", "YES", "TRUE"} or bool(hub.constants.HF_HUB_OFFLINE)
+
+
+def offline_listing(hub: Any, location: HubLocation) -> SourceListing:
+    """With HF_HUB_OFFLINE: the cached snapshot of the revision, read from disk (no request); a
+    partial snapshot shows as the usual IX001 findings for the shards it lacks."""
+    cache = _cache_dir(hub)
+    repo_dir = os.path.join(cache, "models--" + location.repo_id.replace("/", "--"))
+    revision = location.revision or "main"
+    ref = os.path.join(repo_dir, "refs", revision)
+    commit = revision
+    if os.path.isfile(ref):
+        with open(ref, encoding="utf-8") as f:
+            commit = f.read().strip()
+    folder = os.path.join(repo_dir, "snapshots", commit, location.subfolder)
+    if not os.path.isdir(folder):
+        raise RemoteSourceError(
+            location.given, f"HF_HUB_OFFLINE is set and {cache} holds no snapshot of it"
+        )
+    names = sorted(n for n in os.listdir(folder) if os.path.isfile(os.path.join(folder, n)))
+    files = [local_file(n, os.path.join(folder, n)) for n in names if n.endswith(".safetensors")]
+
+    def text(name: str) -> tuple[str, str] | None:
+        if name not in names:
+            return None
+        file = local_file(name, os.path.join(folder, name))
+        if file.size > MAX_TEXT_BYTES:
+            raise RemoteSourceError(f"{location.root}/{name}", "larger than 64 MiB")
+        return name, file.read(0, file.size).decode("utf-8", errors="replace")
+
+    return SourceListing(location.given, location.root, files, text(INDEX), text(CONFIG))
+
+
 def hub_listing(location: HubLocation, traffic: Traffic) -> SourceListing:
     """Lists `location` (one model-info request) and builds its sources."""
     hub = _hub()
+    if _offline(hub):
+        return offline_listing(hub, location)
     endpoint = _endpoint(hub)
     headers = _headers(hub)
     transport = Transport(traffic, headers, auth_host=urlsplit(endpoint).hostname)
