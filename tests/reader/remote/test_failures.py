@@ -138,3 +138,11 @@ def test_a_tensor_read_failing_mid_pass_is_one_line_exit_2(hub, monkeypatch, run
     assert code == 2
     assert err.count("\n") == 1
     assert "HTTP 500" in err and "byte offset" in err and "model-0000" in err
+
+
+def test_an_unknown_host_fails_at_once(hub, monkeypatch):
+    monkeypatch.setenv("E3_REMOTE_BACKOFF", "5")  # a retry would show as a slow test
+    started = time.monotonic()
+    with pytest.raises(RemoteSourceError, match=r"no-such-host\.invalid.*network error"):
+        resolve("https://no-such-host.invalid/m/model.safetensors")
+    assert time.monotonic() - started < 5

@@ -190,6 +190,9 @@ class Transport:
             response = conn.getresponse()
         except (OSError, http.client.HTTPException) as exc:
             self._drop(conn)
+            if isinstance(exc, socket.gaierror | ssl.SSLCertVerificationError):
+                # An unknown host or a bad certificate: another attempt would fail the same way.
+                raise RemoteSourceError(url, f"network error: {_describe(exc)}") from None
             raise _Retry(url, f"network error: {_describe(exc)}") from None
         head = {k.lower(): v for k, v in response.getheaders()}
         status = response.status
