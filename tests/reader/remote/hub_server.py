@@ -86,6 +86,8 @@ class HubServer:
         self.faults: list[Fault] = []
         self.seen: list[Seen] = []
         self.lock = threading.Lock()
+        self.in_flight = 0
+        self.max_in_flight = 0  # the most requests answered at once since `clear`
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
@@ -129,6 +131,7 @@ class HubServer:
         with self.lock:
             self.faults.clear()
             self.seen.clear()
+            self.max_in_flight = 0
 
     # --- counters ------------------------------------------------------------------------
     def bytes_served(self, match: str = "") -> int:
@@ -189,6 +192,16 @@ class _Handler(BaseHTTPRequestHandler):
         self._serve(body=False)
 
     def _serve(self, body: bool) -> None:
+        with self.hub.lock:
+            self.hub.in_flight += 1
+            self.hub.max_in_flight = max(self.hub.max_in_flight, self.hub.in_flight)
+        try:
+            self._answer(body)
+        finally:
+            with self.hub.lock:
+                self.hub.in_flight -= 1
+
+    def _answer(self, body: bool) -> None:
         path = unquote(urlsplit(self.path).path)
         seen = Seen(
             self.command,

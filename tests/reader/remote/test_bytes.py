@@ -73,3 +73,14 @@ def test_validate_against_the_huge_target_is_under_one_percent(hub, published):
     target = next(s for s in section["sources"] if s["path"] == "hf://big/target")
     assert hub.bytes_served("/cdn/big/target") == header_bytes(published.huge)
     assert target["bytes_fetched"] < 64 << 10
+
+
+def test_data_passes_read_in_parallel_and_report_progress(hub, published):
+    ckpt = eagle3_inspect.open("hf://demo/sharded")
+    hub.clear()
+    hub.inject("/cdn/", "slow", delay=0.2)  # every data read takes a while: overlap shows
+    calls: list[tuple[int, int]] = []
+    stats = ckpt.stats(threads=4, progress=lambda done, total: calls.append((done, total)))
+    assert len(stats) == len(ckpt.tensors)
+    assert hub.max_in_flight > 1
+    assert calls and calls[-1][0] == calls[-1][1] == data_bytes(published.sharded)
