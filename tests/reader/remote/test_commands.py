@@ -121,3 +121,15 @@ def test_cli_remote_failure_is_one_line_exit_2(hub, run_cli):
     code, _out, err = run_cli("scan", "hf://demo/drafter")
     assert code == 2
     assert err.count("\n") == 1 and "HTTP 401" in err and "/api/models/demo/drafter" in err
+
+
+def test_a_target_given_by_its_config_url_reads_the_config_only(hub, published):
+    kwargs = {"engine": ENGINE, "stats": False}
+    url = f"{hub.url}/files/web/target/config.json"
+    remote = eagle3_inspect.validate(published.drafter, target=url, **kwargs)
+    here = eagle3_inspect.validate(
+        published.drafter, target=published.target / "config.json", **kwargs
+    )
+    assert remote.target is not None and remote.target.hidden_size == here.target.hidden_size
+    assert findings_without_paths(remote.findings) == findings_without_paths(here.findings)
+    assert [s.path.rsplit("/", 1)[1] for s in hub.requests()] == ["config.json"]

@@ -1,5 +1,6 @@
 """Where a remote checkpoint lives: `hf://ORG/NAME[@REVISION][/SUBFOLDER]` (a Hub model) or an
-`http(s)://` URL of a `.safetensors` file or a `model.safetensors.index.json`. Parsing only."""
+`http(s)://` URL of a `.safetensors` file, a `model.safetensors.index.json` or (for a target) a
+`config.json`. Parsing only."""
 
 from __future__ import annotations
 
@@ -44,6 +45,11 @@ class UrlLocation:
         return self.url.endswith(".index.json")
 
     @property
+    def is_config(self) -> bool:
+        """A config.json alone: a target read from its config only, as a local config.json."""
+        return self.url.endswith("/config.json")
+
+    @property
     def base(self) -> str:
         """The URL's folder: shards and config.json are looked up beside the file."""
         return self.url.rsplit("/", 1)[0]
@@ -65,9 +71,10 @@ def parse(path: str) -> HubLocation | UrlLocation:
     if path.startswith(HF_SCHEME):
         return _parse_hub(path)
     url = path.split("?", 1)[0].split("#", 1)[0]
-    if not (url.endswith(".safetensors") or url.endswith(".index.json")):
+    if not url.endswith((".safetensors", ".index.json", "/config.json")):
         raise InvalidArgumentError(
-            f"{path}: a URL must name a .safetensors file or a model.safetensors.index.json"
+            f"{path}: a URL must name a .safetensors file, a model.safetensors.index.json or "
+            "(as a --target) a config.json"
         )
     return UrlLocation(path, url)
 

@@ -23,6 +23,10 @@ PREFIX = 8  # the safetensors length prefix: the reader's first read of every fi
 def url_listing(location: UrlLocation, traffic: Traffic) -> SourceListing:
     transport = Transport(traffic)
     config = _optional_text(transport, f"{location.base}/config.json")
+    if location.is_config:
+        if config is None:
+            raise RemoteSourceError(location.url, "HTTP 404 not found", 404)
+        return SourceListing(location.given, location.base, [], None, config)
     if not location.is_index:
         files = [_probe(transport, location.name, location.url)]
         return SourceListing(location.given, location.base, files, None, config)
