@@ -37,7 +37,8 @@ CHUNK = 1 << 16
 class Fault:
     """One injected fault: applies to requests whose path contains `match`, `times` times (None:
     always), after letting the first `after` of them through. `kind`: "status", "429",
-    "truncate", "ignore_range", "slow"."""
+    "truncate", "stall" (half the body, then `delay` seconds of silence), "ignore_range",
+    "slow" (`delay` seconds before answering)."""
 
     match: str
     kind: str
@@ -293,11 +294,15 @@ class _Handler(BaseHTTPRequestHandler):
         self._send_head(seen, status, end - start, headers)
         if not body:
             return
-        if fault is not None and fault.kind == "truncate":
-            end = start + (end - start) // 2
-        self._copy(seen, file, start, end)
-        if fault is not None and fault.kind == "truncate":
+        if fault is not None and fault.kind in ("truncate", "stall"):
+            half = start + (end - start) // 2
+            self._copy(seen, file, start, half)
+            if fault.kind == "stall":  # half the body, then silence (the connection stays open)
+                self.wfile.flush()
+                time.sleep(fault.delay)
             self.close_connection = True
+            return
+        self._copy(seen, file, start, end)
 
     def _copy(self, seen: Seen, file: Path, start: int, end: int) -> None:
         with file.open("rb") as f:

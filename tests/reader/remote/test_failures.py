@@ -109,6 +109,17 @@ def test_a_slow_server_times_out(hub, monkeypatch):
     assert time.monotonic() - started < 10
 
 
+def test_a_body_that_stalls_times_out(hub, monkeypatch):
+    monkeypatch.setenv("E3_REMOTE_TIMEOUT", "0.3")
+    monkeypatch.setenv("E3_REMOTE_RETRIES", "2")
+    file = huge_shard(hub)
+    hub.inject("/cdn/", "stall", delay=1.5)
+    started = time.monotonic()
+    with pytest.raises(RemoteSourceError, match="network error while reading: timed out"):
+        file.read(0, 64)
+    assert time.monotonic() - started < 10
+
+
 def test_a_server_error_is_retried_then_reported(hub, monkeypatch):
     monkeypatch.setenv("E3_REMOTE_RETRIES", "2")
     hub.inject("/api/models/", "status", status=503, times=1)
