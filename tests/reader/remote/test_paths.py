@@ -108,3 +108,13 @@ def test_offline_reads_the_cached_snapshot_without_a_request(hub, published, tmp
     assert hub.requests() == []
     with pytest.raises(eagle3_inspect.errors.RemoteSourceError, match="HF_HUB_OFFLINE"):
         eagle3_inspect.open("hf://demo/sharded")
+
+
+def test_a_pull_request_ref_with_a_subfolder(hub, published, tmp_path):
+    folder = tmp_path / "pr"
+    shutil.copytree(published.sharded, folder / "eagle3")
+    if "refs/pr/1" not in hub.repos["demo/nested"].refs:
+        hub.add_repo("demo/nested", folder, refs=("refs/pr/1",))
+    report = eagle3_inspect.diff("hf://demo/nested@refs/pr/1/eagle3", published.sharded)
+    assert report.identical
+    assert report.a.root == "hf://demo/nested@refs/pr/1/eagle3"
