@@ -42,17 +42,24 @@ def _env_float(name: str, default: float) -> float:
         return default
 
 
+def _origin(url: str) -> tuple[str, str, int]:
+    parts = urlsplit(url)
+    default = 443 if parts.scheme == "https" else 80
+    return (parts.scheme, (parts.hostname or "").lower(), parts.port or default)
+
+
 class Transport:
     """The HTTP client of one remote checkpoint. An `Authorization` header goes only to
-    `auth_host`. Settings: E3_REMOTE_TIMEOUT (s), E3_REMOTE_RETRIES, E3_REMOTE_BACKOFF (s)."""
+    `auth_origin` (the endpoint's scheme, host and port: not to a CDN, nor over a downgrade to
+    http). Settings: E3_REMOTE_TIMEOUT (s), E3_REMOTE_RETRIES, E3_REMOTE_BACKOFF (s)."""
 
     def __init__(
-        self, traffic: Traffic, headers: dict[str, str] | None = None, auth_host: str | None = None
+        self, traffic: Traffic, headers: dict[str, str] | None = None, auth_origin: str = ""
     ) -> None:
         self.traffic = traffic
         self.headers = {k: v for k, v in (headers or {}).items() if k.lower() != "authorization"}
         self.auth = {k: v for k, v in (headers or {}).items() if k.lower() == "authorization"}
-        self.auth_host = auth_host
+        self.auth_origin = _origin(auth_origin) if auth_origin else None
         self.attempts = max(1, int(_env_float("E3_REMOTE_RETRIES", 4)))
         self.backoff = _env_float("E3_REMOTE_BACKOFF", 0.5)
         self.pool = ConnectionPool(_env_float("E3_REMOTE_TIMEOUT", 30.0))
@@ -130,7 +137,7 @@ class Transport:
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise RemoteSourceError(url, "only http:// and https:// URLs can be read")
         headers = {**self.headers, "Accept-Encoding": "identity"}
-        if parts.hostname == self.auth_host:
+        if _origin(url) == self.auth_origin:
             headers.update(self.auth)  # never to a CDN or any other host we are redirected to
         if span is not None:
             headers["Range"] = f"bytes={span[0]}-{span[0] + span[1] - 1}"

@@ -9,7 +9,7 @@ import json
 import os
 from types import SimpleNamespace
 from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
 
 from eagle3_inspect._native import VERSION
 from eagle3_inspect.errors import MissingDependencyError, RemoteSourceError
@@ -110,7 +110,7 @@ def hub_listing(location: HubLocation, traffic: Traffic) -> SourceListing:
         return offline_listing(hub, location)
     endpoint = _endpoint(hub)
     headers = _headers(hub)
-    transport = Transport(traffic, headers, auth_host=urlsplit(endpoint).hostname)
+    transport = Transport(traffic, headers, auth_origin=endpoint)
     revision = location.revision or "main"
     api = f"{endpoint}/api/models/{location.repo_id}/revision/{quote(revision, safe='')}"
     reply = transport.get(f"{api}?blobs=true", max_bytes=MAX_INFO_BYTES)
