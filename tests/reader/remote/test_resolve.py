@@ -9,6 +9,7 @@ import pytest
 
 from eagle3_inspect.errors import InvalidArgumentError, RemoteSourceError
 from eagle3_inspect.reader.remote import Traffic, resolve
+from eagle3_inspect.reader.remote.http import Transport, _origin
 from eagle3_inspect.reader.remote.location import HubLocation, is_remote, parse
 
 hub_client = pytest.importorskip("huggingface_hub")
@@ -182,12 +183,8 @@ def test_concurrent_reads_from_many_threads_get_their_own_bytes(hub, published):
 
 
 def test_the_token_is_not_sent_over_a_downgrade_or_to_another_port():
-    from eagle3_inspect.reader.remote.http import Transport
-
     t = Transport(Traffic("x"), {"Authorization": "Bearer t"}, auth_origin="https://hub.example")
     assert t.auth_origin == ("https", "hub.example", 443)
-    from eagle3_inspect.reader.remote.http import _origin
-
     assert _origin("https://HUB.example:443/a") == t.auth_origin
     assert _origin("http://hub.example/a") != t.auth_origin
     assert _origin("https://hub.example:8443/a") != t.auth_origin
