@@ -99,25 +99,24 @@ def test_a_plain_url_ignoring_range_is_refused_at_the_probe(hub):
 
 
 def test_a_slow_server_times_out(hub, monkeypatch):
-    monkeypatch.setenv("E3_REMOTE_TIMEOUT", "0.3")
+    monkeypatch.setenv("E3_REMOTE_TIMEOUT", "1")
     monkeypatch.setenv("E3_REMOTE_RETRIES", "2")
     file = huge_shard(hub)
-    hub.inject("/cdn/", "slow", delay=1.5)
-    started = time.monotonic()
+    hub.inject("/cdn/", "slow", delay=5)
     with pytest.raises(RemoteSourceError, match="timed out"):
         file.read(0, 8)
-    assert time.monotonic() - started < 10
+    # Each attempt timed out (without the timeout the reply would arrive after 5 s and pass).
+    assert len(hub.requests("/cdn/")) == 2
 
 
 def test_a_body_that_stalls_times_out(hub, monkeypatch):
-    monkeypatch.setenv("E3_REMOTE_TIMEOUT", "0.3")
+    monkeypatch.setenv("E3_REMOTE_TIMEOUT", "1")
     monkeypatch.setenv("E3_REMOTE_RETRIES", "2")
     file = huge_shard(hub)
-    hub.inject("/cdn/", "stall", delay=1.5)
-    started = time.monotonic()
+    hub.inject("/cdn/", "stall", delay=5)
     with pytest.raises(RemoteSourceError, match="network error while reading: timed out"):
         file.read(0, 64)
-    assert time.monotonic() - started < 10
+    assert len(hub.requests("/cdn/")) == 2
 
 
 def test_a_server_error_is_retried_then_reported(hub, monkeypatch):
@@ -151,9 +150,8 @@ def test_a_tensor_read_failing_mid_pass_is_one_line_exit_2(hub, monkeypatch, run
     assert "HTTP 500" in err and "byte offset" in err and "model-0000" in err
 
 
-def test_an_unknown_host_fails_at_once(hub, monkeypatch):
-    monkeypatch.setenv("E3_REMOTE_BACKOFF", "5")  # a retry would show as a slow test
-    started = time.monotonic()
+def test_an_unknown_host_fails_at_once(hub):
+    traffic = Traffic("u")
     with pytest.raises(RemoteSourceError, match=r"no-such-host\.invalid.*network error"):
-        resolve("https://no-such-host.invalid/m/model.safetensors")
-    assert time.monotonic() - started < 5
+        resolve("https://no-such-host.invalid/m/model.safetensors", traffic)
+    assert traffic.requests == 1  # not retried: another attempt would fail the same way
