@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from eagle3_inspect.reader.checkpoint import Checkpoint
+from eagle3_inspect.reader.opening import open_checkpoint
 
 if TYPE_CHECKING:
     from eagle3_inspect.cluster.session import ClusterSession
@@ -19,16 +20,17 @@ PathMap = Mapping[str, str] | Iterable[str] | None
 def open_any(
     path: str | os.PathLike[str] | Checkpoint, ray: RayOption | None, path_map: PathMap
 ) -> Checkpoint:
-    """`path` itself when it is open, else opened locally, or on the cluster `ray`."""
+    """`path` itself when it is open, else opened here (a local or remote path, see
+    `reader/opening.py`), or on the cluster `ray`."""
     if isinstance(path, Checkpoint):
         return path
     if ray is None:
         if path_map:
             raise ValueError("ray_path_map needs ray=")
-        return Checkpoint(path)
-    from eagle3_inspect.cluster.api import open_checkpoint
+        return open_checkpoint(path)
+    from eagle3_inspect.cluster.api import open_checkpoint as open_on_cluster
 
-    return open_checkpoint(path, ray, path_map)
+    return open_on_cluster(path, ray, path_map)
 
 
 def session_for(ray: RayOption | None, path_map: PathMap) -> RayOption | None:

@@ -11,6 +11,7 @@ from typing import Any
 from eagle3_inspect.commands.on_cluster import PathMap, RayOption, cluster_section, open_any
 from eagle3_inspect.findings import Finding, count_by_severity
 from eagle3_inspect.reader.checkpoint import Checkpoint
+from eagle3_inspect.reader.remote import remote_section, traffic_of
 from eagle3_inspect.reader.stats import ProgressCallback, TensorStats
 from eagle3_inspect.reader.tensorinfo import TensorInfo
 
@@ -93,10 +94,17 @@ class ScanReport:
             "tensors": tensors if stream else list(tensors),
             "findings": findings if stream else list(findings),
             "summary": self.summary(),
+            **self.remote(),
         }
         if self.cluster is not None:
             doc["cluster"] = self.cluster
         return doc
+
+    def remote(self) -> dict[str, Any]:
+        """`{"remote": {...}}` (bytes fetched, requests) when the checkpoint is remote, else {}:
+        the key is only present for remote checkpoints."""
+        section = remote_section([traffic_of(self.checkpoint)])
+        return {} if section is None else {"remote": section}
 
 
 def select(tensors: dict[str, TensorInfo], pattern: str | None) -> list[TensorInfo]:

@@ -51,8 +51,9 @@ def diff(
     ray: RayOption | None = None,
     ray_path_map: PathMap = None,
 ) -> DiffReport:
-    """Compares checkpoint `a` with `b` (each a file, sharded directory, HF cache snapshot or an
-    open Checkpoint). Tensors match by logical name, whichever shard holds them.
+    """Compares checkpoint `a` with `b` (each a file, sharded directory, HF cache snapshot, an
+    `hf://` model or `http(s)://` URL, or an open Checkpoint). Tensors match by logical name,
+    whichever shard holds them.
 
     `rtol`/`atol` override the per-dtype defaults (torch.testing's; see the core `tolerance`
     docs). `structure_only` reads headers only: no numeric pass, no content hashes, so renames
