@@ -23,6 +23,7 @@ from eagle3_inspect.cluster.session import Job
 from eagle3_inspect.commands.diff import diff
 from eagle3_inspect.commands.scan import scan
 from eagle3_inspect.commands.validate import validate
+from eagle3_inspect.errors import InvalidArgumentError
 from eagle3_inspect.synthetic.demo import DIMS
 from eagle3_inspect.synthetic.drafters import (
     build_drafter,
@@ -168,6 +169,11 @@ def test_a_shard_on_no_node_is_the_missing_shard_finding(sim_cluster, data):
     ).to_dict()
     _same(local, remote)
     assert "IX001" in {f["code"] for f in local["findings"]}
+
+
+def test_hub_and_http_paths_are_refused_with_ray(sim_cluster):
+    with pytest.raises(InvalidArgumentError, match="without --ray"):
+        scan("hf://org/drafter", ray=sim_cluster.address)
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:

@@ -26,6 +26,7 @@ from eagle3_inspect.errors import (
     InvalidCheckpointError,
 )
 from eagle3_inspect.reader.checkpoint import Checkpoint
+from eagle3_inspect.reader.remote import is_remote
 from eagle3_inspect.reader.source import SourceFile, SourceListing
 from eagle3_inspect.reader.stats import ProgressCallback, TensorStats
 from eagle3_inspect.registry import finding
@@ -197,6 +198,11 @@ def _source(session: ClusterSession, usage: Usage, placed: PlacedFile) -> Source
 def open_on_cluster(path: str | os.PathLike[str], session: ClusterSession) -> ClusterCheckpoint:
     """Opens `path` as the cluster's nodes see it (see `cluster/pathmap.py`)."""
     path = os.fspath(path)
+    if is_remote(path):
+        raise InvalidArgumentError(
+            f"{path}: --ray reads paths on the cluster's nodes; hf:// and http(s):// paths are "
+            "read from this machine (without --ray)"
+        )
     reports = session.discover(path)
     for _, report in reports:
         if report.get("not_text"):  # as a local run: the checkpoint cannot be opened
