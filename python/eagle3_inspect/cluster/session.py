@@ -67,7 +67,7 @@ class ClusterSession:
         # Set on Ctrl-C: every run() in any thread cancels its tasks and raises KeyboardInterrupt.
         self.cancelled = threading.Event()
         self._lock = threading.Lock()
-        self._discovered: dict[str, list[tuple[NodeInfo, Any]]] = {}
+        self._discovered: dict[str, _Discovery] = {}
         remote = self.ray.remote
         self._discover = remote(num_cpus=0, max_retries=0)(tasks.node_discover)
         self._pread = remote(num_cpus=0, max_retries=0)(tasks.node_pread)
@@ -95,23 +95,26 @@ class ClusterSession:
 
     def discover(self, path: str) -> list[tuple[NodeInfo, dict[str, Any]]]:
         """Every alive node's holdings of `path` (a node that fails to answer holds nothing);
-        from the batch `prefetch` fetched when it holds `path`."""
+        from the batch `prefetch` started when it holds `path`."""
         with self._lock:
-            found = self._discovered.pop(path, None)
-        return found if found is not None else self._discover_batch([path])[path]
+            batch = self._discovered.pop(path, None)
+        if batch is None:
+            batch = self._discover_batch([path])
+        return batch.result()[path]
 
     def prefetch(self, paths: list[str]) -> None:
-        """Discovers `paths` with one task per node (many checkpoints: one round trip)."""
-        found = self._discover_batch(paths)
+        """Starts discovering `paths` with one task per node (many checkpoints: one round trip);
+        returns at once, `discover` waits for the answer."""
+        batch = self._discover_batch(paths)
         with self._lock:
-            self._discovered.update(found)
+            self._discovered.update(dict.fromkeys(paths, batch))
 
     def prefetched(self) -> set[str]:
-        """Paths whose holdings `prefetch` fetched and no open has used yet."""
+        """Paths whose holdings `prefetch` asked for and no open has used yet."""
         with self._lock:
             return set(self._discovered)
 
-    def _discover_batch(self, paths: list[str]) -> dict[str, list[tuple[NodeInfo, Any]]]:
+    def _discover_batch(self, paths: list[str]) -> _Discovery:
         refs = {
             n.node_id: self.pinned(self._discover, n).remote(
                 [self.node_path(n, p) for p in paths], discover_module.WHOLE_CAP
@@ -119,18 +122,7 @@ class ClusterSession:
             for n in self.nodes
             if n.node_id not in self.dead
         }
-        found: dict[str, list[tuple[NodeInfo, Any]]] = {p: [] for p in paths}
-        for node in self.nodes:
-            if node.node_id not in refs:
-                continue
-            try:
-                reports = self.ray.get(refs[node.node_id])
-            except self.ray.exceptions.RayError:
-                self.dead.add(node.node_id)
-                continue
-            for path, report in zip(paths, reports, strict=True):
-                found[path].append((node, report))
-        return found
+        return _Discovery(self, paths, refs)
 
     def new_usage(self) -> Usage:
         """A fresh per-node tally (one per checkpoint)."""
@@ -254,6 +246,36 @@ class ClusterSession:
                 for n in self.nodes
             ],
         }
+
+
+class _Discovery:
+    """One discovery task per node for a batch of paths, answered once (by whoever asks first)."""
+
+    def __init__(self, session: ClusterSession, paths: list[str], refs: dict[str, Any]) -> None:
+        self.session, self.paths, self.refs = session, paths, refs
+        self._lock = threading.Lock()
+        self._found: dict[str, list[tuple[NodeInfo, Any]]] | None = None
+
+    def result(self) -> dict[str, list[tuple[NodeInfo, Any]]]:
+        with self._lock:
+            if self._found is None:
+                self._found = self._collect()
+            return self._found
+
+    def _collect(self) -> dict[str, list[tuple[NodeInfo, Any]]]:
+        session = self.session
+        found: dict[str, list[tuple[NodeInfo, Any]]] = {p: [] for p in self.paths}
+        for node in session.nodes:
+            if node.node_id not in self.refs:
+                continue
+            try:
+                reports = session.ray.get(self.refs[node.node_id])
+            except session.ray.exceptions.RayError:
+                session.dead.add(node.node_id)
+                continue
+            for path, report in zip(self.paths, reports, strict=True):
+                found[path].append((node, report))
+        return found
 
 
 def _reason(exc: BaseException) -> str:

@@ -118,9 +118,13 @@ def _on_cluster(
     queue = list(reversed(todo))
     try:
         while queue or pending:
-            if queue and len(pending) < workers and queue[-1] not in session.prefetched():
-                # The next batch's holdings in one task per node, not one per checkpoint.
-                session.prefetch(queue[::-1][:DISCOVERY_BATCH])
+            ahead = session.prefetched()
+            upcoming = list(reversed(queue[-2 * DISCOVERY_BATCH :]))
+            if upcoming and sum(p in ahead for p in upcoming) < DISCOVERY_BATCH:
+                # The next batch's holdings in one task per node, not one per checkpoint, asked
+                # for while the current ones are scanned.
+                fresh = [p for p in upcoming if p not in ahead]
+                session.prefetch(fresh[:DISCOVERY_BATCH])
             while queue and len(pending) < workers:
                 pending.add(pool.submit(_scan_one, queue.pop(), session, options))
             finished, pending = wait(pending, return_when=FIRST_COMPLETED)
