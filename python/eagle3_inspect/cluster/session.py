@@ -105,6 +105,8 @@ class ClusterSession:
     def prefetch(self, paths: list[str]) -> None:
         """Starts discovering `paths` with one task per node (many checkpoints: one round trip);
         returns at once, `discover` waits for the answer."""
+        if not paths:
+            return  # an empty batch would still cost a task per node
         batch = self._discover_batch(paths)
         with self._lock:
             self._discovered.update(dict.fromkeys(paths, batch))

@@ -124,7 +124,8 @@ def _on_cluster(
                 # The next batch's holdings in one task per node, not one per checkpoint, asked
                 # for while the current ones are scanned.
                 fresh = [p for p in upcoming if p not in ahead]
-                session.prefetch(fresh[:DISCOVERY_BATCH])
+                if fresh:
+                    session.prefetch(fresh[:DISCOVERY_BATCH])
             while queue and len(pending) < workers:
                 pending.add(pool.submit(_scan_one, queue.pop(), session, options))
             finished, pending = wait(pending, return_when=FIRST_COMPLETED)
