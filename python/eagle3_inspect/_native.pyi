@@ -114,6 +114,10 @@ def content_hashes(
     threads: int | None = None,
     progress: ProgressCallback | None = None,
 ) -> dict[str, str]: ...
+def _set_fetch_batch_bytes(bytes: int) -> int:
+    """Tests only: the most bytes of ranged tensor data a pass holds at once (0 = the default,
+    256 MiB); returns the previous limit."""
+
 def sum_words(
     checkpoint: NativeCheckpoint,
     names: Sequence[str] | None = None,
