@@ -1,6 +1,12 @@
 """Checkpoints whose files are not local files: each file is a size and a `read(offset, length)`
 callable (an HTTP range reader, a task on the node that holds the file). `Checkpoint.from_source`
-opens a `SourceListing` with the same checks and findings as a directory holding those files."""
+opens a `SourceListing` with the same checks and findings as a directory holding those files.
+
+Opening reads each file's header (two reads per file, 8 files at once). Data passes read one
+tensor per read, up to `threads` (default 8) at once, in batches holding at most 256 MiB of
+tensor bytes in memory (a larger tensor alone). Ctrl-C stops further reads at once and the call
+raises KeyboardInterrupt when the reads in flight return: a read that never returns cannot be
+interrupted, so readers doing I/O should have timeouts."""
 
 from __future__ import annotations
 
