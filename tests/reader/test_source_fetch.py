@@ -1,6 +1,6 @@
 """Data passes over ranged files: at most one batch of bytes held at once (peak RSS of a fresh
-process, with the batch limit lowered through the test hook so a few MiB stand for 256 MiB), and
-reads issued `min(threads, tensors in a batch)` at a time."""
+Linux process, with the batch limit lowered through the test hook so a few MiB stand for
+256 MiB), and reads issued `min(threads, tensors in a batch)` at a time."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ REPO = Path(__file__).resolve().parents[2]
 # answers are calloc'd and never touched, so only the bytes the pass holds count), run one pass,
 # report the growth of the peak resident set over the pass.
 CHILD = """
-import json, resource, sys
+import json, sys
 from eagle3_inspect import _native
 from eagle3_inspect.reader.checkpoint import Checkpoint
 from tests.reader.sources import Zeros
@@ -35,11 +35,14 @@ zeros = Zeros(count=64, nbytes=2 << 20)
 ckpt = Checkpoint.from_source(zeros.listing())
 pass_ = {"stats": lambda: ckpt.stats(hashes=True),
          "floor": lambda: _native.sum_words(ckpt._native)}[sys.argv[2]]
+def peak():  # this process's own high-water mark (getrusage's survives exec: the parent's)
+    with open("/proc/self/status") as status:
+        return next(int(l.split()[1]) * 1024 for l in status if l.startswith("VmHWM:"))
+
 ckpt.stats(zeros.names[:1])  # code and pools warmed up before the baseline
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+before = peak()
 pass_()
-after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(json.dumps({"grown": (after - before) * 1024, "calls": zeros.calls}))
+print(json.dumps({"grown": peak() - before, "calls": zeros.calls}))
 """
 
 
