@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import eagle3_inspect
+from eagle3_inspect import _native
 from eagle3_inspect.errors import TensorUnreadableError
 from eagle3_inspect.reader.checkpoint import Checkpoint
 from eagle3_inspect.reader.source import SourceFile
@@ -156,6 +157,25 @@ def test_a_fatal_exception_in_a_data_pass_reaches_the_caller_and_stops_the_reads
     # The checkpoint stays usable: a later call reads (and raises) again, nothing is stuck.
     with pytest.raises(kind):
         ckpt.raw_bytes(TENSOR)
+
+
+OPERATIONS = {
+    "tensor": lambda r, m: r.tensor(TENSOR),
+    "vocab_mapping": lambda r, m: r.vocab_mapping(),
+    "content_hashes": lambda r, m: _native.content_hashes(r._native, [TENSOR]),
+    "diff_pairs": lambda r, m: _native.diff_pairs(m._native, r._native, [(TENSOR, TENSOR)]),
+    "compare_vocab": lambda r, m: _native.compare_vocab(m._native, r._native),
+    "sum_words": lambda r, m: _native.sum_words(r._native),
+}
+
+
+@pytest.mark.parametrize("operation", OPERATIONS.values(), ids=OPERATIONS.keys())
+def test_every_data_operation_re_raises_the_fatal_exception(tmp_path, operation):
+    source, _ = fatal_listing(tmp_path, KeyboardInterrupt, at=3, shards=1)
+    ranged = Checkpoint.from_source(source)
+    mapped = eagle3_inspect.open(source.root)
+    with pytest.raises(KeyboardInterrupt, match="raised inside the reader"):
+        operation(ranged, mapped)
 
 
 def test_a_reader_reentering_the_checkpoint(drafter):
