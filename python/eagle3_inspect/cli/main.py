@@ -171,7 +171,8 @@ def rules(code: str | None, output_format: str | None, as_json: bool) -> int:
 @click.option(
     "--target",
     type=click.Path(path_type=str),
-    help="Target model directory, config.json or index (headers and config only).",
+    help="Target model directory, config.json, index, hf:// model or https:// URL (headers and "
+    "config only).",
 )
 @format_options("eagle3-inspect/validate/1")
 @click.option(

@@ -10,6 +10,8 @@ from typing import Any
 
 from eagle3_inspect.findings import Finding, count_by_severity
 from eagle3_inspect.reader.checkpoint import Checkpoint
+from eagle3_inspect.reader.opening import open_checkpoint
+from eagle3_inspect.reader.remote import remote_section, traffic_of
 from eagle3_inspect.reader.stats import ProgressCallback, TensorStats
 from eagle3_inspect.reader.tensorinfo import TensorInfo
 
@@ -90,7 +92,14 @@ class ScanReport:
             "tensors": tensors if stream else list(tensors),
             "findings": findings if stream else list(findings),
             "summary": self.summary(),
+            **self.remote(),
         }
+
+    def remote(self) -> dict[str, Any]:
+        """`{"remote": {...}}` (bytes fetched, requests) when the checkpoint is remote, else {}:
+        the key is only present for remote checkpoints."""
+        section = remote_section([traffic_of(self.checkpoint)])
+        return {} if section is None else {"remote": section}
 
 
 def select(tensors: dict[str, TensorInfo], pattern: str | None) -> list[TensorInfo]:
@@ -111,7 +120,7 @@ def scan(
 ) -> ScanReport:
     """Opens `path` (or takes an open Checkpoint) and lists it. Reads headers only, unless
     `stats` (or `hashes`) asks for a pass over the tensor data."""
-    ckpt = path if isinstance(path, Checkpoint) else Checkpoint(path)
+    ckpt = open_checkpoint(path)
     tensors = select(ckpt.tensors, filter)
     report = ScanReport(ckpt, tensors, list(ckpt.findings), filter)
     if stats or hashes:

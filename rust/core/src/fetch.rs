@@ -3,7 +3,6 @@
 //! checkpoint holds at most [`FETCH_BATCH_BYTES`] of it in memory whatever its size.
 
 use crate::header::TensorEntry;
-use crate::pool::run_with_threads;
 use crate::progress::Progress;
 use crate::shard::Shard;
 use crate::{Checkpoint, Result};
@@ -92,9 +91,11 @@ pub fn for_each_batch<'c, R>(
     };
     let mut out = Vec::with_capacity(items.len() / group.max(1));
     let sizes: Vec<u64> = items.iter().map(|(c, n)| declared_len(c, n)).collect();
+    // One pool for the whole pass: a pool per batch would start and retire threads per batch.
+    let pool = crate::pool::build_pool(threads.unwrap_or(FETCH_THREADS))?;
     let limit = BATCH_LIMIT.load(Ordering::Relaxed);
     for range in batches(&sizes, group.max(1), limit) {
-        let fetched = run_with_threads(Some(threads.unwrap_or(FETCH_THREADS)), || {
+        let fetched = pool.install(|| {
             items[range.clone()]
                 .par_iter()
                 .map(|(c, n)| {
