@@ -5,11 +5,11 @@ return plain data; `session.py` wraps them in Ray tasks pinned to a node."""
 from __future__ import annotations
 
 import functools
-import os
 import time
 from typing import Any
 
 from eagle3_inspect.cluster.discover import discover
+from eagle3_inspect.reader.source import pread_exact
 
 
 def node_discover(local_paths: list[str], whole_cap: int) -> list[dict[str, Any]]:
@@ -19,14 +19,7 @@ def node_discover(local_paths: list[str], whole_cap: int) -> list[dict[str, Any]
 
 def node_pread(path: str, offset: int, length: int) -> bytes:
     """Exactly `length` bytes of the local file `path` from `offset`, or OSError."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        data = os.pread(fd, length, offset)
-    finally:
-        os.close(fd)
-    if len(data) != length:
-        raise OSError(f"{path}: short read: {len(data)} of {length} bytes at offset {offset}")
-    return data
+    return pread_exact(path, offset, length)
 
 
 def node_shard_stats(

@@ -10,6 +10,7 @@ interrupted, so readers doing I/O should have timeouts."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -62,3 +63,16 @@ class SourceListing:
     files: list[SourceFile]
     index: tuple[str, str] | None = None
     config: tuple[str, str] | None = None
+
+
+def pread_exact(path: str | os.PathLike[str], offset: int, length: int) -> bytes:
+    """Exactly `length` bytes of the local file `path` from `offset` (one `pread`), or OSError:
+    the reader of a file on local disk (a cached Hub file, a shard on a cluster node)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        data = os.pread(fd, length, offset)
+    finally:
+        os.close(fd)
+    if len(data) != length:
+        raise OSError(f"{os.fspath(path)}: short read, {len(data)} of {length} bytes at {offset}")
+    return data

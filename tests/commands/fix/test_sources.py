@@ -135,3 +135,13 @@ def test_hf_snapshot_side_file_linking_outside_the_repo_is_not_copied(
     assert str(where / "tokenizer.json") in str(info.value)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["hub", "plain", "secret.txt"]
     assert tree_digest(repo) == digest
+
+
+@pytest.mark.parametrize("src", ["hf://org/drafter", "https://host/x/model.safetensors"])
+def test_a_remote_src_is_refused_before_any_request(tmp_path, run_cli, src):
+    with pytest.raises(InvalidArgumentError, match="download it first"):
+        fix(src, engine=ENGINE, out=tmp_path / "out")
+    code, _, stderr = run_cli("fix", src, "--engine", ENGINE, "--out", str(tmp_path / "out"))
+    assert code == 2
+    assert len(stderr.strip().splitlines()) == 1 and "download it first" in stderr
+    assert not (tmp_path / "out").exists()

@@ -21,6 +21,7 @@ from eagle3_inspect.commands.fix.report import SCHEMA, FixReport
 from eagle3_inspect.commands.fix.verify import verify
 from eagle3_inspect.errors import InvalidArgumentError
 from eagle3_inspect.reader.checkpoint import Checkpoint
+from eagle3_inspect.reader.remote import is_remote
 from eagle3_inspect.reader.target import load_target
 
 __all__ = ["SCHEMA", "FixReport", "Plan", "Refusal", "fix"]
@@ -52,6 +53,12 @@ def fix(
     `FileExistsError` when DST appears during the run (without `force`; it is left as it is);
     a drafter that cannot be fixed without guessing is `status="refused"`."""
     profile = _profile(engine)
+    if is_remote(src):
+        # The writer copies tensors from local maps, and DST must be checked against SRC's files.
+        raise InvalidArgumentError(
+            f"fix reads a local SRC, not {os.fspath(src)}: download it first "
+            "(e.g. `hf download ORG/NAME --local-dir DIR`), then fix DIR"
+        )
     ckpt = Checkpoint(src)
     dst = Path(out)
     target_info = load_target(target) if target is not None else None

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 
 from eagle3_inspect.reader.remote.http import Transport
-from eagle3_inspect.reader.source import SourceFile
+from eagle3_inspect.reader.source import SourceFile, pread_exact
 
 
 def remote_file(
@@ -28,13 +28,6 @@ def local_file(name: str, path: str) -> SourceFile:
     size = os.stat(path).st_size
 
     def read(offset: int, length: int) -> bytes:
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            data = os.pread(fd, length, offset)
-        finally:
-            os.close(fd)
-        if len(data) != length:
-            raise OSError(f"{path}: short read, {len(data)} of {length} bytes at {offset}")
-        return data
+        return pread_exact(path, offset, length)
 
     return SourceFile(name, size, read)
