@@ -6,6 +6,9 @@ import enum
 from dataclasses import dataclass, fields
 from typing import Any
 
+from eagle3_inspect.frozen import fast_builder
+from eagle3_inspect.jsontext import encode_record, json_scalar, json_str
+
 
 class Severity(str, enum.Enum):
     """How bad a finding is. Errors are facts; warnings are risks or heuristic verdicts."""
@@ -52,6 +55,24 @@ class Finding:
             "engine": self.engine,
         }
 
+    def to_json(self) -> str:
+        """`to_dict()` as one compact JSON record, byte for byte what the encoder writes, spelled
+        directly (a report may hold a finding per tensor of a million-tensor header)."""
+        n, s = "null", json_str
+        try:
+            return (
+                f'{{"code": {s(self.code)}, "severity": {s(self.severity.value)}, '
+                f'"message": {s(self.message)}, '
+                f'"file": {n if self.file is None else s(self.file)}, '
+                f'"tensor": {n if self.tensor is None else s(self.tensor)}, '
+                f'"offset": {json_scalar(self.offset)}, '
+                f'"config_key": {n if self.config_key is None else s(self.config_key)}, '
+                f'"hint": {n if self.hint is None else s(self.hint)}, '
+                f'"engine": {n if self.engine is None else s(self.engine)}}}'
+            )
+        except TypeError:  # a field of another type (NotPlain is a TypeError): the encoder's way
+            return encode_record(self.to_dict())
+
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Finding:
         fields = {k: data.get(k) for k in cls.__dataclass_fields__}
@@ -60,6 +81,8 @@ class Finding:
 
 
 _FIELDS = tuple(f.name for f in fields(Finding))
+# Finding(...) with the same signature, about 8x faster: checks that emit one per tensor use it.
+build_finding = fast_builder(Finding)
 
 
 def location(f: Finding) -> str:

@@ -4,7 +4,8 @@ tensor, a finding) per line below that, written in batches as it is encoded.
 Encoding streams so that a million-record report never exists as one string (nor as a list of
 a million line strings) beside the dict it came from; each record goes through one C encoder
 built once (`json.dumps` builds a new encoder per call, which over a million records costs more
-than the encoding itself; `json.dumps(indent=...)` falls back to the pure-Python encoder)."""
+than the encoding itself; `json.dumps(indent=...)` falls back to the pure-Python encoder).
+Records that arrive as `EncodedRecords` (encoded by the report) are written as they are."""
 
 from __future__ import annotations
 
@@ -12,25 +13,10 @@ import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from eagle3_inspect.jsontext import EncodedRecords, encode_record
+
 # Bytes of encoded text gathered before each write: few writes, little held.
 BATCH_CHARS = 1 << 20
-
-
-def _record_encoder() -> Callable[[Any], str]:
-    """Strict compact JSON of one value, with `str()` for unknown objects and NaN refused."""
-    make = getattr(json.encoder, "c_make_encoder", None)
-    if make is None:  # pure-Python json: still correct, only slower
-        encoder = json.JSONEncoder(allow_nan=False, default=str)
-        return encoder.encode
-    # (markers, default, encoder, indent, key_separator, item_separator, sort_keys, skipkeys,
-    # allow_nan): no cycle markers, str() for unknown objects, NaN/Infinity refused.
-    c_encode = make(
-        None, str, json.encoder.encode_basestring_ascii, None, ": ", ", ", False, False, False
-    )
-    return lambda value: "".join(c_encode(value, 0))
-
-
-encode_record = _record_encoder()
 
 
 def iter_json(value: Any, depth: int = 0) -> Iterator[str]:
@@ -46,9 +32,10 @@ def iter_json(value: Any, depth: int = 0) -> Iterator[str]:
         yield "\n" + "  " * depth + "}"
     elif depth < 2 and isinstance(value, (list, Iterator)):
         sep = "[\n"
+        encode = (lambda text: text) if type(value) is EncodedRecords else encode_record
         for v in value:
             if depth == 1:  # a record (one line): encoded here, not through a generator each
-                yield sep + pad + encode_record(v)
+                yield sep + pad + encode(v)
             else:
                 yield sep + pad
                 yield from iter_json(v, depth + 1)

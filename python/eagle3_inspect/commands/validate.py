@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from eagle3_inspect.findings import Finding, Severity, count_by_severity
+from eagle3_inspect.jsontext import EncodedRecords
 from eagle3_inspect.layout import Layout, detect_layout
 from eagle3_inspect.reader.bulk import paused_gc
 from eagle3_inspect.reader.checkpoint import Checkpoint
@@ -60,9 +61,14 @@ class Report:
 
     def to_dict(self, *, stream: bool = False) -> dict[str, Any]:
         """The `--json` document. With `stream`, `findings` is a one-pass iterator of its records
-        (for the CLI's streaming writer: a million findings never held as dicts at once)."""
+        as JSON text (`EncodedRecords`, for the CLI's streaming writer: a million findings never
+        held as dicts at once)."""
         layout = self.layout.to_dict()
-        findings = (f.to_dict() for f in self.findings)
+        findings = (
+            EncodedRecords(f.to_json() for f in self.findings)
+            if stream
+            else [f.to_dict() for f in self.findings]
+        )
         return {
             "schema": SCHEMA,
             "path": self.path,
@@ -72,7 +78,7 @@ class Report:
             "target": None if self.target is None else self.target.path,
             "layout": layout,
             "vocab": None if self.vocab is None else self.vocab.to_dict(),
-            "findings": findings if stream else list(findings),
+            "findings": findings,
             "summary": self.summary,
         }
 

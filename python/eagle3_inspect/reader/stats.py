@@ -8,6 +8,8 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from eagle3_inspect import _native
+from eagle3_inspect.frozen import fast_builder
+from eagle3_inspect.jsontext import encode_record, json_scalar
 from eagle3_inspect.reader.bulk import paused_gc
 
 ProgressCallback = Callable[[int, int], Any]
@@ -106,8 +108,37 @@ class TensorStats:
             ordered["hash"] = self.hash
         return ordered
 
+    def to_json(self) -> str:
+        """`to_dict()` as one compact JSON record, byte for byte what the encoder writes, spelled
+        directly (a million of them for a large header)."""
+        j = json_scalar
+        try:
+            text = (
+                f'{{"numel": {j(self.numel)}, "nan": {j(self.nan)}, "posinf": {j(self.posinf)}, '
+                f'"neginf": {j(self.neginf)}, "zeros": {j(self.zeros)}, "min": {j(self.min)}, '
+                f'"max": {j(self.max)}, "mean": {j(self.mean)}, "std": {j(self.std)}, '
+                f'"abs_max": {j(self.abs_max)}, "l2": {j(self.l2)}'
+            )
+            if self.finite is not None:
+                text += f', "finite": {j(self.finite)}'
+            if self.int_min is not None:
+                text += f', "int_min": {j(self.int_min)}'
+            if self.int_max is not None:
+                text += f', "int_max": {j(self.int_max)}'
+            if self.int_sum is not None:
+                text += f', "int_sum": {j(self.int_sum)}'
+            if self.true_count is not None:
+                text += f', "true_count": {j(self.true_count)}'
+            if self.hash is not None:
+                text += f', "hash": {j(self.hash)}'
+        except TypeError:  # non-finite floats and other types (NotPlain): the encoder's way
+            return encode_record(self.to_dict())
+        return text + "}"
+
 
 _FIELD_ORDER = tuple(f.name for f in fields(TensorStats))
+# TensorStats(*row), built about 8x faster (a million of them for a large header).
+_build_stats = fast_builder(TensorStats)
 _FLOAT_FIELDS = ("min", "max", "mean", "std", "abs_max", "l2")
 _EXTRA_FIELDS = tuple(
     f.name for f in fields(TensorStats) if f.name not in JSON_FIELDS and f.name != "dtype"
@@ -139,4 +170,5 @@ def compute_stats(
             raise RuntimeError(f"native stats columns {list(columns)} != {list(_FIELD_ORDER)}")
         rows = zip(*columns.values(), strict=True)
         del columns
-        return {name: TensorStats(*row) for name, row in zip(names_column, rows, strict=True)}
+        build = _build_stats
+        return {name: build(*row) for name, row in zip(names_column, rows, strict=True)}
