@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from eagle3_inspect.cli import main
-from eagle3_inspect.findings import Finding
+from eagle3_inspect.findings import Finding, build_finding
 from eagle3_inspect.registry import all_rules
 from eagle3_inspect.synthetic.writer import header_bytes, raw_header
 
@@ -58,6 +58,17 @@ def _record(self, *args, **kwargs):
 
 
 Finding.__init__ = _record
+# Findings made per tensor skip Finding.__init__ (frozen.fast_builder): record those too.
+_built_init = build_finding.__init__
+
+
+def _record_built(self, *args, **kwargs):
+    _built_init(self, *args, **kwargs)
+    FIRED.add(self.code)
+    EXAMPLES.setdefault(self.code, self)
+
+
+build_finding.__init__ = _record_built  # type: ignore[method-assign]
 
 
 def _whole_suite(session) -> bool:

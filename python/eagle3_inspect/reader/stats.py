@@ -168,7 +168,7 @@ def compute_stats(
         names_column = columns.pop("name")
         if tuple(columns) != _FIELD_ORDER:
             raise RuntimeError(f"native stats columns {list(columns)} != {list(_FIELD_ORDER)}")
-        rows = zip(*columns.values(), strict=True)
-        del columns
-        build = _build_stats
-        return {name: build(*row) for name, row in zip(names_column, rows, strict=True)}
+        # map() calls the builder with a row's values straight from the columns (no row tuple).
+        if any(len(column) != len(names_column) for column in columns.values()):
+            raise RuntimeError("native stats columns differ in length")
+        return dict(zip(names_column, map(_build_stats, *columns.values()), strict=True))
