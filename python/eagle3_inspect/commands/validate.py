@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from eagle3_inspect.findings import Finding, Severity, count_by_severity
+from eagle3_inspect.findings import RANK_OF_VALUE, Finding, Severity, count_by_severity
 from eagle3_inspect.jsontext import EncodedRecords
 from eagle3_inspect.layout import Layout, detect_layout
 from eagle3_inspect.reader.bulk import paused_gc
@@ -92,8 +92,10 @@ def _locate_config(findings: list[Finding], config_path: str | None) -> list[Fin
 
 
 def _order(findings: list[Finding]) -> list[Finding]:
+    rank = RANK_OF_VALUE  # `severity.rank` is a property: a sort key per finding of a large report
     return sorted(
-        findings, key=lambda f: (-f.severity.rank, f.code, f.tensor or "", f.engine or "")
+        findings,
+        key=lambda f: (-rank[f.severity._value_], f.code, f.tensor or "", f.engine or ""),
     )
 
 
