@@ -79,3 +79,17 @@ def test_scalars_outside_the_plain_types_are_refused_for_the_encoder() -> None:
         with pytest.raises(NotPlain):
             json_scalar(value)
     assert list(EncodedRecords(["{}"])) == ["{}"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(st.integers(0, 2**64), min_size=6, max_size=6),
+    st.lists(st.floats(), min_size=6, max_size=6),
+    st.one_of(st.none(), st.text(max_size=8)),
+)
+def test_float_tensor_stats_json_is_the_encoders(counts, floats, digest) -> None:
+    """The usual record (exact ints, floats, a hash or none): -0.0, subnormals, overflowing
+    sums and non-finite values included."""
+    numel, nan, posinf, neginf, zeros, finite = counts
+    s = TensorStats("BF16", numel, nan, posinf, neginf, zeros, finite, *floats, hash=digest)
+    assert s.to_json() == encode_record(s.to_dict())  # non-finite ones as "inf", "-inf", "nan"

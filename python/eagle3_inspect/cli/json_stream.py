@@ -32,10 +32,12 @@ def iter_json(value: Any, depth: int = 0) -> Iterator[str]:
         yield "\n" + "  " * depth + "}"
     elif depth < 2 and isinstance(value, (list, Iterator)):
         sep = "[\n"
-        encode = (lambda text: text) if type(value) is EncodedRecords else encode_record
+        encoded = type(value) is EncodedRecords
         for v in value:
-            if depth == 1:  # a record (one line): encoded here, not through a generator each
-                yield sep + pad + encode(v)
+            if encoded:  # a record's JSON text, from the report
+                yield sep + pad + v
+            elif depth == 1:  # a record (one line): encoded here, not through a generator each
+                yield sep + pad + encode_record(v)
             else:
                 yield sep + pad
                 yield from iter_json(v, depth + 1)

@@ -9,7 +9,7 @@ from typing import Any
 
 from eagle3_inspect import _native
 from eagle3_inspect.frozen import fast_builder
-from eagle3_inspect.jsontext import encode_record
+from eagle3_inspect.jsontext import encode_record, json_str
 from eagle3_inspect.reader.bulk import paused_gc
 
 ProgressCallback = Callable[[int, int], Any]
@@ -110,8 +110,37 @@ class TensorStats:
 
     def to_json(self) -> str:
         """`to_dict()` as one compact JSON record, byte for byte what the encoder writes (a
-        million of them for a large header): the values go through the C encoder as one list,
-        whose items are then put beside their keys."""
+        million of them for a large header)."""
+        # The usual record, a float tensor's (exact ints, finite exact floats, no integer
+        # extras), spelled by repr(), which is what the encoder writes for exactly these types.
+        # A sum of the floats that is not finite (an infinity, a NaN, or an overflow of finite
+        # values, which merely takes the general way) says one of them may not be.
+        mn, mx, mean, std, am, l2 = self.min, self.max, self.mean, self.std, self.abs_max, self.l2
+        if (
+            type(self.numel) is type(self.nan) is type(self.posinf) is int
+            and type(self.neginf) is type(self.zeros) is type(self.finite) is int
+            and type(mn) is type(mx) is type(mean) is type(std) is type(am) is type(l2) is float
+            and self.int_min is None
+            and self.int_max is None
+            and self.int_sum is None
+            and self.true_count is None
+            and (mn + mx + mean + std + am + l2) * 0.0 == 0.0
+            and (self.hash is None or type(self.hash) is str)
+        ):
+            text = (
+                f'{{"numel": {self.numel!r}, "nan": {self.nan!r}, "posinf": {self.posinf!r}, '
+                f'"neginf": {self.neginf!r}, "zeros": {self.zeros!r}, "min": {mn!r}, '
+                f'"max": {mx!r}, "mean": {mean!r}, "std": {std!r}, "abs_max": {am!r}, '
+                f'"l2": {l2!r}, "finite": {self.finite!r}'
+            )
+            if self.hash is None:
+                return text + "}"
+            return f'{text}, "hash": {json_str(self.hash)}}}'
+        return self._general_json()
+
+    def _general_json(self) -> str:
+        """`to_json` for any values: through the C encoder as one list, whose items are then put
+        beside their keys."""
         values = [
             self.numel,
             self.nan,

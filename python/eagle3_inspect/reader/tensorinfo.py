@@ -8,6 +8,8 @@ from typing import Any
 from eagle3_inspect.jsontext import encode_record, json_scalar, json_str
 from eagle3_inspect.reader.dtypes import FLOAT_DTYPES
 
+_INT = {int}
+
 
 @dataclass(frozen=True, slots=True)
 class TensorInfo:
@@ -46,11 +48,16 @@ class TensorInfo:
         directly (a million of them for a large header); `stats`, the JSON of a TensorStats, is
         added as the record's `"stats"` entry."""
         try:
-            shape = ", ".join(map(json_scalar, self.shape))
+            # repr() is the encoder's spelling of exact ints; anything else takes json_scalar.
+            if type(self.nbytes) is type(self.offset) is int and {*map(type, self.shape)} <= _INT:
+                shape, nbytes, offset = ", ".join(map(repr, self.shape)), self.nbytes, self.offset
+            else:
+                shape = ", ".join(map(json_scalar, self.shape))
+                nbytes, offset = json_scalar(self.nbytes), json_scalar(self.offset)
             text = (
                 f'{{"name": {json_str(self.name)}, "dtype": {json_str(self.dtype)}, '
-                f'"shape": [{shape}], "nbytes": {json_scalar(self.nbytes)}, '
-                f'"file": {json_str(self.file)}, "offset": {json_scalar(self.offset)}'
+                f'"shape": [{shape}], "nbytes": {nbytes}, '
+                f'"file": {json_str(self.file)}, "offset": {offset}'
             )
         except TypeError:  # a field of another type (NotPlain is a TypeError): the encoder's way
             text = encode_record(self.to_dict())[:-1]
