@@ -66,13 +66,14 @@ class Finding:
         """`to_dict()` as one compact JSON record, byte for byte what the encoder writes, spelled
         directly (a report may hold a finding per tensor of a million-tensor header)."""
         n, s = "null", json_str
+        o = self.offset
         try:
             return (
                 f'{{"code": {s(self.code)}, "severity": {s(self.severity._value_)}, '
                 f'"message": {s(self.message)}, '
                 f'"file": {n if self.file is None else s(self.file)}, '
                 f'"tensor": {n if self.tensor is None else s(self.tensor)}, '
-                f'"offset": {json_scalar(self.offset)}, '
+                f'"offset": {repr(o) if type(o) is int else json_scalar(o)}, '
                 f'"config_key": {n if self.config_key is None else s(self.config_key)}, '
                 f'"hint": {n if self.hint is None else s(self.hint)}, '
                 f'"engine": {n if self.engine is None else s(self.engine)}}}'

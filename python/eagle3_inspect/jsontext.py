@@ -21,13 +21,13 @@ class EncodedRecords(Iterator[str]):
     """A one-pass iterator of records already encoded as JSON text (`to_json()`), which the
     streaming writer (`cli/json_stream.py`) writes as they are, a record per line."""
 
-    __slots__ = ("_texts",)
+    __slots__ = ("texts",)
 
     def __init__(self, texts: Iterable[str]) -> None:
-        self._texts = iter(texts)
+        self.texts = iter(texts)  # the writer takes records from here in batches
 
     def __next__(self) -> str:
-        return next(self._texts)
+        return next(self.texts)
 
 
 class NotPlain(TypeError):

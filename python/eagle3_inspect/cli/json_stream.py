@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
+from itertools import islice
 from typing import Any
 
 from eagle3_inspect.jsontext import EncodedRecords, encode_record
 
 # Bytes of encoded text gathered before each write: few writes, little held.
 BATCH_CHARS = 1 << 20
+# Encoded records joined into one piece of the document.
+RECORDS_PER_PIECE = 512
 
 
 def iter_json(value: Any, depth: int = 0) -> Iterator[str]:
@@ -30,13 +33,12 @@ def iter_json(value: Any, depth: int = 0) -> Iterator[str]:
             yield from iter_json(v, depth + 1)
             sep = ",\n"
         yield "\n" + "  " * depth + "}"
+    elif type(value) is EncodedRecords:
+        yield from _encoded_list(value, depth)
     elif depth < 2 and isinstance(value, (list, Iterator)):
         sep = "[\n"
-        encoded = type(value) is EncodedRecords
         for v in value:
-            if encoded:  # a record's JSON text, from the report
-                yield sep + pad + v
-            elif depth == 1:  # a record (one line): encoded here, not through a generator each
+            if depth == 1:  # a record (one line): encoded here, not through a generator each
                 yield sep + pad + encode_record(v)
             else:
                 yield sep + pad
@@ -46,6 +48,22 @@ def iter_json(value: Any, depth: int = 0) -> Iterator[str]:
         yield "[]" if sep == "[\n" else "\n" + "  " * depth + "]"
     else:
         yield encode_record(value)
+
+
+def _encoded_list(records: EncodedRecords, depth: int) -> Iterator[str]:
+    """A list of records already encoded, a record per line, joined RECORDS_PER_PIECE at a time
+    (no Python step per record: a report may hold a million)."""
+    texts = records.texts
+    first = next(texts, None)
+    if first is None:
+        yield "[]"
+        return
+    pad = "  " * (depth + 1)
+    yield "[\n" + pad + first
+    separator = ",\n" + pad
+    while chunk := list(islice(texts, RECORDS_PER_PIECE)):
+        yield separator + separator.join(chunk)
+    yield "\n" + "  " * depth + "]"
 
 
 def json_text(value: Any) -> str:

@@ -82,7 +82,7 @@ class ScanReport:
         ckpt = self.checkpoint
         tensors = EncodedRecords(self._tensor_texts()) if stream else list(self._tensor_rows())
         findings = (
-            EncodedRecords(f.to_json() for f in self.findings)
+            EncodedRecords(map(Finding.to_json, self.findings))
             if stream
             else [f.to_dict() for f in self.findings]
         )

@@ -65,7 +65,7 @@ class Report:
         held as dicts at once)."""
         layout = self.layout.to_dict()
         findings = (
-            EncodedRecords(f.to_json() for f in self.findings)
+            EncodedRecords(map(Finding.to_json, self.findings))
             if stream
             else [f.to_dict() for f in self.findings]
         )
