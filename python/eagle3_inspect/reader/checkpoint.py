@@ -62,6 +62,20 @@ class Checkpoint:
         self.tensors: dict[str, TensorInfo] = {}
         self.unreadable: set[str] = set()
         table = self._native.tensors  # a dict of columns, one row per tensor
+        names, shapes, sizes = table["name"], table["shape"], table["nbytes"]
+        if None not in shapes and None not in sizes and all(table["readable"]):
+            # Every tensor readable (the usual header): built straight from the columns.
+            infos = map(
+                _build_info,
+                names,
+                table["dtype"],
+                map(tuple, shapes),
+                sizes,
+                table["file"],
+                table["offset"],
+            )
+            self.tensors = dict(zip(names, infos, strict=True))
+            return
         rows = zip(
             table["name"],
             table["dtype"],

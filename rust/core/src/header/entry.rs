@@ -15,19 +15,24 @@ const METADATA_KEY: &str = "__metadata__";
 /// Interprets every raw entry into `header`, reporting ST008-ST013 and ST023.
 pub(super) fn interpret(
     text: &str,
-    raw: &RawEntries<'_>,
+    raw: RawEntries<'_>,
     header: &mut Header,
     path: &Path,
     findings: &mut Vec<Finding>,
 ) {
     for (name, value) in raw {
         let at = file_offset_of(text, value);
-        if name != METADATA_KEY {
-            if let Some(entry) = plain_entry(name, value, path, at, findings) {
-                header.tensors.push(entry);
-                continue;
+        let name = if name == METADATA_KEY {
+            name
+        } else {
+            match plain_entry(name, value, path, at, findings) {
+                Ok(entry) => {
+                    header.tensors.push(entry);
+                    continue;
+                }
+                Err(name) => name,
             }
-        }
+        };
         let parsed: Value = match serde_json::from_str(value.get()) {
             Ok(v) => v,
             // Unreachable: the whole header already decoded in full (see `decode`).
@@ -36,10 +41,10 @@ pub(super) fn interpret(
         if name == METADATA_KEY {
             header.metadata = metadata(&parsed, path, at, findings);
         } else {
-            super::repeat::report_repeated_fields(text, name, value, path, findings);
+            super::repeat::report_repeated_fields(text, &name, value, path, findings);
             header
                 .tensors
-                .push(tensor_entry(name, &parsed, path, at, findings));
+                .push(tensor_entry(&name, &parsed, path, at, findings));
         }
     }
 }
@@ -55,23 +60,25 @@ struct PlainEntry<'a> {
 }
 
 /// The entry of an ordinary tensor through one typed parse, with exactly the findings the
-/// general path below gives it (ST010 for an unknown dtype, then the size checks); `None` for
-/// anything else (a field missing, repeated or of another type, escapes in the dtype, an array
+/// general path below gives it (ST010 for an unknown dtype, then the size checks); the name
+/// back for anything else (a field missing, repeated or of another type, escapes in the dtype, an array
 /// in place of the object), which the general path reads and reports. A million-tensor header
 /// is a million of these: the general path builds a JSON tree per entry and scans each for
 /// repeated fields.
 fn plain_entry(
-    name: &str,
+    name: String,
     value: &RawValue,
     path: &Path,
     at: u64,
     findings: &mut Vec<Finding>,
-) -> Option<TensorEntry> {
+) -> Result<TensorEntry, String> {
     // serde also reads a struct from an array of its fields: only objects take this path.
     if !value.get().starts_with('{') {
-        return None;
+        return Err(name);
     }
-    let plain: PlainEntry<'_> = serde_json::from_str(value.get()).ok()?;
+    let Ok(plain) = serde_json::from_str::<PlainEntry<'_>>(value.get()) else {
+        return Err(name);
+    };
     let dtype = Dtype::parse(plain.dtype);
     if dtype.is_none() {
         findings.push(
@@ -81,13 +88,13 @@ fn plain_entry(
                 format!("unknown dtype {:?}", plain.dtype),
             )
             .file(path)
-            .tensor(name)
+            .tensor(name.as_str())
             .at(at),
         );
     }
     let [begin, end] = plain.data_offsets;
     let entry = TensorEntry {
-        name: name.to_owned(),
+        name,
         dtype,
         dtype_name: plain.dtype.to_owned(),
         shape: Some(plain.shape),
@@ -96,7 +103,7 @@ fn plain_entry(
         readable: false,
     };
     check_size(&entry, path, findings);
-    Some(entry)
+    Ok(entry)
 }
 
 fn metadata(
@@ -384,7 +391,7 @@ mod tests {
         for (text, plain) in cases {
             let raw: Box<RawValue> = serde_json::from_str(text).unwrap();
             let mut fast_findings = Vec::new();
-            let fast = plain_entry("t", &raw, path, 8, &mut fast_findings);
+            let fast = plain_entry("t".to_owned(), &raw, path, 8, &mut fast_findings).ok();
             assert_eq!(fast.is_some(), plain, "{text}");
             let value: Value = serde_json::from_str(text).unwrap();
             let mut general_findings = Vec::new();
