@@ -105,7 +105,11 @@ def malformed_lines(examples: dict[str, Finding]) -> list[str]:
     from tests.cli.line_patterns import CONCISE, GITHUB
 
     bad = []
+    documented = all_rules()
+    # Only documented codes: record-encoding tests build findings of made-up codes and values.
     for code, f in sorted(examples.items()):
+        if code not in documented:
+            continue
         record = finding_record(f, "/data/drafter")
         concise, github = concise_line(record), github_line(record)
         m = CONCISE.fullmatch(concise)

@@ -33,7 +33,8 @@ OPT_TEXT = st.one_of(st.none(), TEXT, ODD)
 )
 def test_finding_json_is_the_encoders(severity, texts, offset, tail) -> None:
     code, message, file, tensor = texts
-    f = Finding(code, severity, message, file, tensor, offset, *tail)
+    # A made-up code: the suite's check of every documented code's lines ignores it.
+    f = Finding("TEST" + code, severity, message, file, tensor, offset, *tail)
     assert f.to_json() == encode_record(f.to_dict())
 
 
