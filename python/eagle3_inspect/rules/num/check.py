@@ -62,9 +62,31 @@ def _looks_initialised(info: TensorInfo, s: TensorStats) -> str | None:
 def check_numbers(tensors: dict[str, TensorInfo], stats: dict[str, TensorStats]) -> list[Finding]:
     """NUM findings for every float tensor that has statistics."""
     out: list[Finding] = []
+    append, get = out.append, tensors.get
+    # All-zero tensors can be a whole header's worth: their finding is built inline.
+    zero_severity, zero_hint = _defined("NUM004")
     for name, s in stats.items():
-        info = tensors.get(name)
-        if info is None or info.dtype not in FLOAT_DTYPES or s.numel == 0:
+        info = get(name)
+        if info is None or info.dtype not in FLOAT_DTYPES:
+            continue
+        numel = s.numel
+        if numel == 0:
+            continue
+        if s.zeros == numel and not s.nan and not s.posinf and not s.neginf:
+            tensor = info.name
+            message = f"{tensor}: all {numel} values are 0"
+            append(
+                build_finding(
+                    "NUM004",
+                    zero_severity,
+                    message,
+                    info.file,
+                    tensor,
+                    info.offset,
+                    None,
+                    zero_hint,
+                )
+            )
             continue
         if s.nan == s.numel:
             out.append(_finding("NUM003", info, f"all {s.numel} values are NaN"))
