@@ -23,7 +23,8 @@ if TYPE_CHECKING:
     from eagle3_inspect.commands.servable import require_servable
     from eagle3_inspect.commands.validate import Report, validate
     from eagle3_inspect.findings import Finding, Severity
-    from eagle3_inspect.reader.checkpoint import Checkpoint, FileInfo, open
+    from eagle3_inspect.reader.checkpoint import Checkpoint, FileInfo
+    from eagle3_inspect.reader.opening import open
     from eagle3_inspect.reader.tensorinfo import TensorInfo
 
 # Public name -> the module that defines it.
@@ -39,7 +40,7 @@ _LAZY = {
     "TensorInfo": "eagle3_inspect.reader.tensorinfo",
     "diff": "eagle3_inspect.commands.diff",
     "fix": "eagle3_inspect.commands.fix",
-    "open": "eagle3_inspect.reader.checkpoint",
+    "open": "eagle3_inspect.reader.opening",
     "require_servable": "eagle3_inspect.commands.servable",
     "scan": "eagle3_inspect.commands.scan",
     "validate": "eagle3_inspect.commands.validate",

@@ -28,6 +28,17 @@ class NativeCheckpoint:
     """An opened checkpoint (headers only; the GIL is released while opening)."""
 
     def __init__(self, path: str) -> None: ...
+    @staticmethod
+    def from_sources(
+        path: str,
+        root: str,
+        files: Sequence[tuple[str, int, Callable[[int, int], bytes]]],
+        index: tuple[str, str] | None = None,
+        config: tuple[str, str] | None = None,
+    ) -> NativeCheckpoint:
+        """A checkpoint whose files are `(name, size, read)`; `read(offset, length)` returns
+        exactly `length` bytes or raises. Reads headers only (two reads per file, in parallel)."""
+
     @property
     def path(self) -> str: ...
     @property

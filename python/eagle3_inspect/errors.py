@@ -5,7 +5,9 @@
 - `TensorNotFoundError` (also `KeyError`): no tensor of that name.
 - `TensorUnreadableError`: a tensor's entry is invalid or its data lies outside the file.
 - `InvalidArgumentError` (also `ValueError`): a bad argument.
-- `MissingDependencyError`: an optional package (ml_dtypes) is needed for this.
+- `MissingDependencyError`: an optional package (ml_dtypes, huggingface_hub) is needed for this.
+- `RemoteSourceError`: a remote checkpoint (hf://, https://) could not be listed or read: the
+  message is one line naming the URL and the HTTP status or network failure.
 - `DrafterNotServable`: `require_servable` found errors an engine would mis-load.
 
 The first five are defined in the native module so Rust raises them directly; all are picklable.
@@ -28,6 +30,20 @@ from eagle3_inspect.findings import Finding, Severity
 
 class MissingDependencyError(InspectError, ImportError):
     """An optional dependency is required for this operation."""
+
+
+class RemoteSourceError(InspectError):
+    """A remote request failed for good (after bounded retries): `url`, `status` (None for a
+    network failure or a protocol violation such as an ignored `Range`)."""
+
+    def __init__(self, url: str, reason: str, status: int | None = None) -> None:
+        self.url = url
+        self.reason = reason
+        self.status = status
+        super().__init__(f"{url}: {reason}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.url, self.reason, self.status))
 
 
 class DrafterNotServable(InspectError):
@@ -75,6 +91,7 @@ __all__ = [
     "InvalidArgumentError",
     "InvalidCheckpointError",
     "MissingDependencyError",
+    "RemoteSourceError",
     "TensorNotFoundError",
     "TensorUnreadableError",
 ]

@@ -18,3 +18,8 @@ GITHUB = re.compile(
     r"::(?P<level>error|warning|notice) file=(?P<file>[^:,\r\n%]*(?:%[0-9A-F]{2}[^:,\r\n%]*)*),"
     r"title=(?P<title>[^:,\r\n%]+)::(?P<msg>[^\r\n%]*(?:%[0-9A-F]{2}[^\r\n%]*)*)"
 )
+# fix prints its planned changes (code = change kind), notes and diff problems beside findings.
+FIX_KINDS = "rename|drop|d2t|t2d|config|note|diff"
+CONCISE_FIX = re.compile(
+    rf"(?P<where>[^\n]+?): (?P<code>{CODE}|{FIX_KINDS}) {SEVERITY} (?P<msg>[^\n]*)"
+)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import pickle
 
 import ml_dtypes
@@ -18,6 +17,7 @@ from eagle3_inspect.errors import (
     InvalidCheckpointError,
     TensorNotFoundError,
 )
+from tests.hf_cache import hf_cache_repo
 
 ARRAYS = {
     "bool": np.array([True, False, True]),
@@ -104,14 +104,11 @@ def test_sharded_directory(tmp_path):
 
 
 def test_hugging_face_cache_layout(tmp_path):
-    repo = tmp_path / "models--org--drafter"
-    blobs, snap = repo / "blobs", repo / "snapshots" / "abc123"
-    blobs.mkdir(parents=True)
-    snap.mkdir(parents=True)
-    (repo / "refs").mkdir()
-    (repo / "refs" / "main").write_text("abc123")
-    safetensors.numpy.save_file({"w": np.ones(3, dtype=np.float32)}, str(blobs / "deadbeef"))
-    os.symlink("../../blobs/deadbeef", snap / "model.safetensors")
+    weights = tmp_path / "weights.safetensors"
+    safetensors.numpy.save_file({"w": np.ones(3, dtype=np.float32)}, str(weights))
+    repo = hf_cache_repo(tmp_path, {"model.safetensors": weights})
+    snap = repo / "snapshots" / "abc123"
+    assert (snap / "model.safetensors").is_symlink()
     for path in (repo, snap):
         ckpt = eagle3_inspect.open(path)
         assert list(ckpt.tensors) == ["w"]

@@ -48,3 +48,16 @@ def error_record(stage: str, exc: BaseException, decided_by: str) -> dict:
         else f"{frames[-1].filename}:{frames[-1].lineno} {frames[-1].name}",
         "decided_by": decided_by,
     }
+
+
+def load_error(model: nn.Module, tensors: dict, record: dict, decided_by: str) -> dict | None:
+    """Runs the engine's own `load_weights` over every drafter tensor: the LOAD-ERROR record if
+    it raised, else None."""
+    try:
+        model.load_weights(iter(list(tensors.items())))
+    except Exception as exc:
+        return record | {
+            "verdict": "LOAD-ERROR",
+            "why": error_record("load_weights", exc, decided_by),
+        }
+    return None

@@ -11,7 +11,7 @@ import stub_imports as S
 import stub_layers as L
 from drafter import Drafter
 from hf_config import build_config
-from outcome import dropped_tensors, error_record, unloaded_params
+from outcome import dropped_tensors, error_record, load_error, unloaded_params
 from wheels import Wheel, cut, line_of
 
 MODELS = "sglang/srt/models/"
@@ -103,7 +103,9 @@ def run(drafter: Drafter, wheel: Wheel, version: str) -> dict:
             ),
         }
     S.reset({"sglang.srt.models.llama_eagle3": src})
-    S.RUNTIME["default_weight_loader"] = _default_loader(wheel)
+    S.RUNTIME["default_weight_loader"] = L.logged_default_loader(
+        cut(wheel.read("sglang/srt/model_loader/weight_utils.py"), "default_weight_loader")
+    )
     log = L.reset_log()
     try:
         module = __import__("sglang.srt.models.llama_eagle3", fromlist=["LlamaForCausalLMEagle3"])
@@ -115,15 +117,10 @@ def run(drafter: Drafter, wheel: Wheel, version: str) -> dict:
         }
     record["fc_in_features"] = model.model.fc.in_features
     record["evidence"]["fc_in_features"] = f"{EAGLE3_MODULE} LlamaModel.__init__ (exec'd)"
-    try:
-        model.load_weights(iter(list(drafter.tensors.items())))
-    except Exception as exc:
-        return record | {
-            "verdict": "LOAD-ERROR",
-            "why": error_record(
-                "load_weights", exc, f"{EAGLE3_MODULE} LlamaForCausalLMEagle3.load_weights"
-            ),
-        }
+    where = f"{EAGLE3_MODULE} LlamaForCausalLMEagle3.load_weights"
+    failed = load_error(model, drafter.tensors, record, where)
+    if failed is not None:
+        return failed
     hot = getattr(model, "hot_token_id", None)
     return record | {
         "verdict": "LOADED",
@@ -150,19 +147,3 @@ def _aux_reader(wheel: Wheel) -> tuple[str | None, int | None]:
             if line:
                 return member, line
     return None, None
-
-
-def _default_loader(wheel: Wheel):
-    """The wheel's own default_weight_loader, exec'd unchanged, with the load log recording it."""
-    namespace: dict = {"torch": L.torch}
-    exec(
-        cut(wheel.read("sglang/srt/model_loader/weight_utils.py"), "default_weight_loader"),
-        namespace,
-    )
-    real = namespace["default_weight_loader"]
-
-    def default_weight_loader(param, loaded_weight, *rest):
-        real(param, loaded_weight, *rest)
-        L.LOG.mark(param, None, loaded_weight)
-
-    return default_weight_loader

@@ -43,6 +43,17 @@ def _param(*shape: int, dtype: torch.dtype = torch.float32) -> nn.Parameter:
     return nn.Parameter(data, requires_grad=False)
 
 
+def _add_weights(
+    module: nn.Module, out_features: int, in_features: int, bias: bool, loader: object
+) -> None:
+    """`weight` [out, in] and, with `bias`, `bias` [out] on `module`, each loaded by `loader`."""
+    module.weight = _param(out_features, in_features)
+    module.weight.weight_loader = loader
+    if bias:
+        module.bias = _param(out_features)
+        module.bias.weight_loader = loader
+
+
 def _check_and_copy(param: torch.Tensor, loaded: torch.Tensor, rows: slice, shard: object) -> None:
     target = param.data[rows]
     # The engines' loaders assert this (vLLM: `assert param_data.shape == loaded_weight.shape`).
@@ -52,6 +63,20 @@ def _check_and_copy(param: torch.Tensor, loaded: torch.Tensor, rows: slice, shar
     )
     target.copy_(loaded)
     LOG.mark(param, shard, loaded)
+
+
+def logged_default_loader(source: str) -> object:
+    """An engine's own `default_weight_loader` (its source text, exec'd unchanged) wrapped so
+    that the load log records every tensor it writes."""
+    namespace: dict = {"torch": torch}
+    exec(source, namespace)
+    real = namespace["default_weight_loader"]
+
+    def default_weight_loader(param, loaded_weight, *rest):
+        real(param, loaded_weight, *rest)
+        LOG.mark(param, None, loaded_weight)
+
+    return default_weight_loader
 
 
 def plain_loader(param: torch.Tensor, loaded: torch.Tensor, *_: object) -> None:
@@ -69,11 +94,7 @@ class _Linear(nn.Module):
     ) -> None:
         super().__init__()
         self.input_size, self.output_size = in_features, out_features
-        self.weight = _param(out_features, in_features)
-        self.weight.weight_loader = plain_loader
-        if bias:
-            self.bias = _param(out_features)
-            self.bias.weight_loader = plain_loader
+        _add_weights(self, out_features, in_features, bias, plain_loader)
 
 
 class ReplicatedLinear(_Linear):
@@ -93,7 +114,25 @@ class ColumnParallelLinear(ReplicatedLinear):
     """ColumnParallelLinear(input_size, output_size, bias) at TP=1."""
 
 
-class QKVParallelLinear(nn.Module):
+class _StackedLinear(nn.Module):
+    """A linear whose weight stacks shards along dim 0, each written by its own weight_loader
+    call (or the fused tensor at once); `_rows(shard)` says where a shard goes."""
+
+    def _rows(self, shard: object) -> slice:
+        raise NotImplementedError
+
+    def weight_loader(
+        self, param: torch.Tensor, loaded: torch.Tensor, shard: object = None
+    ) -> None:
+        """Loads shard `shard` into its rows, or the fused tensor when there is no shard."""
+        if shard is None:  # newer vLLM tags the tensor instead (WeightsMapper orig_to_new_stacked)
+            shard = getattr(loaded, "shard_id", None)
+        if shard is None:
+            return plain_loader(param, loaded)
+        _check_and_copy(param, loaded, self._rows(shard), shard)
+
+
+class QKVParallelLinear(_StackedLinear):
     """QKVParallelLinear(hidden_size, head_size, total_num_heads, total_num_kv_heads, bias): one
     stacked weight, loaded by shard "q"/"k"/"v"."""
 
@@ -111,26 +150,15 @@ class QKVParallelLinear(nn.Module):
         nkv = total_num_heads if total_num_kv_heads is None else total_num_kv_heads
         self.input_size = hidden_size
         self.sizes = {"q": total_num_heads * head_size, "k": nkv * head_size, "v": nkv * head_size}
-        out = sum(self.sizes.values())
-        self.weight = _param(out, hidden_size)
-        self.weight.weight_loader = self.weight_loader
-        if bias:
-            self.bias = _param(out)
-            self.bias.weight_loader = self.weight_loader
+        _add_weights(self, sum(self.sizes.values()), hidden_size, bias, self.weight_loader)
 
-    def weight_loader(
-        self, param: torch.Tensor, loaded: torch.Tensor, shard: object = None
-    ) -> None:
-        """Loads one of q/k/v (or the fused tensor when shard is None)."""
-        if shard is None:  # newer vLLM tags the tensor instead (WeightsMapper orig_to_new_stacked)
-            shard = getattr(loaded, "shard_id", None)
-        if shard is None:
-            return plain_loader(param, loaded)
+    def _rows(self, shard: object) -> slice:
+        """Shard "q", "k" or "v"."""
         start = {"q": 0, "k": self.sizes["q"], "v": self.sizes["q"] + self.sizes["k"]}[shard]
-        _check_and_copy(param, loaded, slice(start, start + self.sizes[shard]), shard)
+        return slice(start, start + self.sizes[shard])
 
 
-class MergedColumnParallelLinear(nn.Module):
+class MergedColumnParallelLinear(_StackedLinear):
     """MergedColumnParallelLinear(input_size, output_sizes, bias): loaded by integer shard."""
 
     def __init__(
@@ -138,22 +166,12 @@ class MergedColumnParallelLinear(nn.Module):
     ) -> None:
         super().__init__()
         self.input_size, self.output_sizes = input_size, list(output_sizes)
-        self.weight = _param(sum(self.output_sizes), input_size)
-        self.weight.weight_loader = self.weight_loader
-        if bias:
-            self.bias = _param(sum(self.output_sizes))
-            self.bias.weight_loader = self.weight_loader
+        _add_weights(self, sum(self.output_sizes), input_size, bias, self.weight_loader)
 
-    def weight_loader(
-        self, param: torch.Tensor, loaded: torch.Tensor, shard: object = None
-    ) -> None:
-        """Loads shard `shard` (0 = gate, 1 = up) or the fused tensor."""
-        if shard is None:  # newer vLLM tags the tensor instead (WeightsMapper orig_to_new_stacked)
-            shard = getattr(loaded, "shard_id", None)
-        if shard is None:
-            return plain_loader(param, loaded)
+    def _rows(self, shard: object) -> slice:
+        """Shard 0 (gate) or 1 (up)."""
         start = sum(self.output_sizes[: int(shard)])
-        _check_and_copy(param, loaded, slice(start, start + self.output_sizes[int(shard)]), shard)
+        return slice(start, start + self.output_sizes[int(shard)])
 
 
 class VocabParallelEmbedding(nn.Module):

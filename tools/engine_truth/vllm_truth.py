@@ -16,7 +16,7 @@ import stub_imports as S
 import stub_layers as L
 from drafter import Drafter
 from hf_config import build_config
-from outcome import dropped_tensors, error_record, unloaded_params
+from outcome import dropped_tensors, error_record, load_error, unloaded_params
 from wheels import Wheel, cut
 
 EAGLE3_MODULE = "vllm/model_executor/models/llama_eagle3.py"
@@ -138,7 +138,9 @@ def run(drafter: Drafter, wheel: Wheel, version: str) -> dict:
     """The record for `drafter` under this vLLM wheel."""
     record: dict = {"engine": "vllm", "version": version, "evidence": {}}
     S.reset(*_real_modules(wheel))
-    S.RUNTIME["default_weight_loader"] = _default_loader(wheel)
+    S.RUNTIME["default_weight_loader"] = L.logged_default_loader(
+        cut(wheel.read("vllm/model_executor/model_loader/weight_utils.py"), "default_weight_loader")
+    )
     try:
         hf, how = draft_hf_config(drafter)
     except Exception as exc:
@@ -195,17 +197,10 @@ def run(drafter: Drafter, wheel: Wheel, version: str) -> dict:
     fc = getattr(model.model, "fc", None)
     record["fc_in_features"] = getattr(fc, "in_features", getattr(fc, "input_size", None))
     record["evidence"]["fc_in_features"] = f"{EAGLE3_MODULE} LlamaModel.__init__ (exec'd)"
-    try:
-        model.load_weights(iter(list(drafter.tensors.items())))
-    except Exception as exc:
-        return record | {
-            "verdict": "LOAD-ERROR",
-            "why": error_record(
-                "load_weights",
-                exc,
-                f"{EAGLE3_MODULE} {class_name}.load_weights -> {UTILS} AutoWeightsLoader",
-            ),
-        }
+    where = f"{EAGLE3_MODULE} {class_name}.load_weights -> {UTILS} AutoWeightsLoader"
+    failed = load_error(model, drafter.tensors, record, where)
+    if failed is not None:
+        return failed
     return record | {
         "verdict": "LOADED",
         "dropped": dropped_tensors(drafter.tensors, log),
@@ -217,23 +212,6 @@ def run(drafter: Drafter, wheel: Wheel, version: str) -> dict:
             "never_loaded": f"{EAGLE3_MODULE} {class_name}.__init__ + load_weights (exec'd)",
         },
     }
-
-
-def _default_loader(wheel: Wheel):
-    namespace: dict = {"torch": L.torch}
-    exec(
-        cut(
-            wheel.read("vllm/model_executor/model_loader/weight_utils.py"), "default_weight_loader"
-        ),
-        namespace,
-    )
-    real = namespace["default_weight_loader"]
-
-    def default_weight_loader(param, loaded_weight, *rest):
-        real(param, loaded_weight, *rest)
-        L.LOG.mark(param, None, loaded_weight)
-
-    return default_weight_loader
 
 
 def _target_vocab(drafter: Drafter) -> int:

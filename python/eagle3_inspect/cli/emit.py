@@ -13,6 +13,7 @@ from eagle3_inspect.cli.json_stream import encode_record, write_json
 from eagle3_inspect.cli.render.concise import concise_line, summary_line
 from eagle3_inspect.cli.render.github import github_line
 from eagle3_inspect.cli.render.records import Record, finding_records
+from eagle3_inspect.cli.render.remote import remote_line
 from eagle3_inspect.registry import Rule
 
 
@@ -88,6 +89,8 @@ def emit_report(kind: str, report: Any, fmt: str, html_file: str | None = None) 
     else:
         records, summary = _records(kind, report)
         emit_records(records, fmt, summary)
+    if fmt in ("full", "concise", "github") and (line := remote_line(report)) is not None:
+        echo(line)
 
 
 def emit_rules(rules: list[Rule], fmt: str, single: bool) -> None:

@@ -171,7 +171,8 @@ def rules(code: str | None, output_format: str | None, as_json: bool) -> int:
 @click.option(
     "--target",
     type=click.Path(path_type=str),
-    help="Target model directory, config.json or index (headers and config only).",
+    help="Target model directory, config.json, index, hf:// model or https:// URL (headers and "
+    "config only).",
 )
 @format_options("eagle3-inspect/validate/1")
 @click.option(
@@ -228,7 +229,7 @@ def validate(
 @click.option("--dry-run", is_flag=True, help="Print the plan; write nothing.")
 @click.option("--force", is_flag=True, help="Replace an existing DST.")
 @click.option("--drop-unused", is_flag=True, help="Leave out tensors the engine would ignore.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON (eagle3-inspect/fix/1).")
+@format_options("eagle3-inspect/fix/1", html=False)
 @click.option("--threads", type=THREADS, help="Worker threads for the verification passes.")
 @guarded
 def fix(
@@ -239,14 +240,20 @@ def fix(
     dry_run: bool,
     force: bool,
     drop_unused: bool,
+    output_format: str | None,
     as_json: bool,
     threads: int | None,
 ) -> int:
     """Write SRC as the drafter ENGINE loads as trained, into --out, verified by validate and
     diff before it is declared done. Exit 0 fixed (or planned, or nothing to do), 1 the written
-    copy failed verification (discarded), 2 refused or could not run."""
+    copy failed verification (discarded), 2 refused or could not run. --format html is not
+    offered (validate --html / diff --html on DST are)."""
+    from eagle3_inspect.cli.emit_fix import FIX_HTML, emit_fix
     from eagle3_inspect.commands.fix import fix as run_fix
 
+    fmt = resolve_format(output_format, as_json)
+    if fmt == "html":
+        raise FormatError(FIX_HTML)
     report = run_fix(
         src,
         engine=engine,
@@ -257,15 +264,7 @@ def fix(
         drop_unused=drop_unused,
         threads=threads,
     )
-    if as_json:
-        from eagle3_inspect.cli.emit import emit_json
-
-        emit_json(report.to_dict())
-    else:
-        from eagle3_inspect.cli.render.common import stdout_console
-        from eagle3_inspect.cli.render.fix import render_fix
-
-        render_fix(report, stdout_console())
+    emit_fix(report, fmt)
     if report.refusal:
         click.echo(
             f"eagle3-inspect: refused: {report.refusal['code']}: {report.refusal['reason']}",

@@ -11,6 +11,8 @@ from typing import Any
 from eagle3_inspect.findings import Finding, count_by_severity
 from eagle3_inspect.jsontext import EncodedRecords
 from eagle3_inspect.reader.checkpoint import Checkpoint
+from eagle3_inspect.reader.opening import open_checkpoint
+from eagle3_inspect.reader.remote import remote_section, traffic_of
 from eagle3_inspect.reader.stats import ProgressCallback, TensorStats
 from eagle3_inspect.reader.tensorinfo import TensorInfo
 
@@ -106,7 +108,14 @@ class ScanReport:
             "tensors": tensors,
             "findings": findings,
             "summary": self.summary(),
+            **self.remote(),
         }
+
+    def remote(self) -> dict[str, Any]:
+        """`{"remote": {...}}` (bytes fetched, requests) when the checkpoint is remote, else {}:
+        the key is only present for remote checkpoints."""
+        section = remote_section([traffic_of(self.checkpoint)])
+        return {} if section is None else {"remote": section}
 
 
 def select(tensors: dict[str, TensorInfo], pattern: str | None) -> list[TensorInfo]:
@@ -127,7 +136,7 @@ def scan(
 ) -> ScanReport:
     """Opens `path` (or takes an open Checkpoint) and lists it. Reads headers only, unless
     `stats` (or `hashes`) asks for a pass over the tensor data."""
-    ckpt = path if isinstance(path, Checkpoint) else Checkpoint(path)
+    ckpt = open_checkpoint(path)
     tensors = select(ckpt.tensors, filter)
     report = ScanReport(ckpt, tensors, list(ckpt.findings), filter)
     if stats or hashes:

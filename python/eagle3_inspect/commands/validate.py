@@ -16,6 +16,8 @@ from eagle3_inspect.layout import Layout, detect_layout
 from eagle3_inspect.reader.bulk import paused_gc
 from eagle3_inspect.reader.checkpoint import Checkpoint
 from eagle3_inspect.reader.draft_config import read_draft_config
+from eagle3_inspect.reader.opening import open_checkpoint
+from eagle3_inspect.reader.remote import remote_section, traffic_of
 from eagle3_inspect.reader.stats import ProgressCallback
 from eagle3_inspect.reader.target import TargetInfo, load_target
 from eagle3_inspect.reader.vocab import VocabMapping
@@ -80,7 +82,14 @@ class Report:
             "vocab": None if self.vocab is None else self.vocab.to_dict(),
             "findings": findings,
             "summary": self.summary,
+            **self.remote(),
         }
+
+    def remote(self) -> dict[str, Any]:
+        """`{"remote": {...}}` over the drafter and the target when either is remote, else {}."""
+        target = None if self.target is None else self.target.remote
+        section = remote_section([traffic_of(self.checkpoint), target])
+        return {} if section is None else {"remote": section}
 
 
 def _locate_config(findings: list[Finding], config_path: str | None) -> list[Finding]:
@@ -110,7 +119,8 @@ def validate(
     progress: ProgressCallback | None = None,
 ) -> Report:
     """Validates the drafter at `path`. `engine` is "sglang", "vllm@0.20", "all", ...;
-    `target` a target model directory, config.json or index (headers and config only)."""
+    `target` a target model directory, config.json or index, or an `hf://` / `http(s)://` path
+    (headers and config only). `path` may be remote too (see `reader/remote`)."""
     with paused_gc():  # a finding per tensor of a large header: see reader/bulk.py
         return _validate(path, engine, target, stats, fail_on, threads, progress)
 
@@ -124,7 +134,7 @@ def _validate(
     threads: int | None,
     progress: ProgressCallback | None,
 ) -> Report:
-    ckpt = path if isinstance(path, Checkpoint) else Checkpoint(path)
+    ckpt = open_checkpoint(path)
     profiles = []
     if engine is not None:
         # Engine profiles (TOML data) are loaded only when asked for: a faster plain validate.

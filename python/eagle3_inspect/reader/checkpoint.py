@@ -21,6 +21,8 @@ from eagle3_inspect.registry import finding, from_native
 if TYPE_CHECKING:
     import numpy as np
 
+    from eagle3_inspect.reader.source import SourceListing
+
 # TensorInfo(...), built about 5x faster (one per tensor of a header, a million for a large one).
 _build_info = fast_builder(TensorInfo)
 
@@ -44,16 +46,35 @@ class Checkpoint:
     """Header-level view of a checkpoint plus zero-copy tensor access. Never writes anything."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
+        self._load(NativeCheckpoint(os.fspath(path)))
+
+    @classmethod
+    def from_source(cls, listing: SourceListing) -> Checkpoint:
+        """Opens a checkpoint whose files are ranged readers (see `reader/source.py`): reads each
+        file's header with two reads; tensor data is read when a method needs it."""
+        native = NativeCheckpoint.from_sources(
+            listing.path,
+            listing.root,
+            [(f.name, f.size, f.read) for f in listing.files],
+            listing.index,
+            listing.config,
+        )
+        self = cls.__new__(cls)
+        self._load(native)
+        return self
+
+    def _load(self, native: NativeCheckpoint) -> None:
         with paused_gc():
-            self._open(path)
+            self._open(native)
             self.findings: list[Finding] = [from_native(f) for f in self._native.findings]
         self.config_path: str | None = None
         self.config: dict[str, Any] | None = None
         self._read_config()
 
-    def _open(self, path: str | os.PathLike[str]) -> None:
-        """The native open and one TensorInfo per tensor (a million for a large header)."""
-        self._native = NativeCheckpoint(os.fspath(path))
+    def _open(self, native: NativeCheckpoint) -> None:
+        """Takes the native checkpoint and builds one TensorInfo per tensor (a million for a
+        large header)."""
+        self._native = native
         self.path: str = self._native.path
         self.root: str = self._native.root
         self.index_path: str | None = self._native.index_path

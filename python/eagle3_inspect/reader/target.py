@@ -17,6 +17,9 @@ from eagle3_inspect import _native
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from eagle3_inspect.reader.checkpoint import Checkpoint
+    from eagle3_inspect.reader.remote.traffic import Traffic
+
 TEXT_CONFIG_KEYS = ("text_config", "language_config", "llm_config")
 
 
@@ -38,6 +41,8 @@ class TargetInfo:
     lm_head_name: str | None = None
     lm_head_shape: tuple[int, ...] | None = None
     raw: dict[str, Any] = field(default_factory=dict)
+    # What reading a remote target (hf://, https://) cost; None for a local one.
+    remote: Traffic | None = field(default=None, repr=False, compare=False)
 
     def field_key(self, name: str) -> str:
         """Config key path of a text-model field (e.g. `text_config.hidden_size`)."""
@@ -85,6 +90,11 @@ def _weights(info: TargetInfo, path: Path) -> None:
         ckpt = Checkpoint(path)
     except InspectError:  # a config-only directory: nothing to read
         return
+    weight_shapes(info, ckpt)
+
+
+def weight_shapes(info: TargetInfo, ckpt: Checkpoint) -> None:
+    """The embedding's and head's names and shapes, from an opened target's headers."""
     names = list(ckpt.tensors)
     for attr, suffix in (("embed", "embed_tokens.weight"), ("lm_head", "lm_head.weight")):
         name = _pick(names, suffix)
@@ -94,7 +104,12 @@ def _weights(info: TargetInfo, path: Path) -> None:
 
 
 def load_target(path: str | os.PathLike[str]) -> TargetInfo:
-    """Read a target from a model directory, its config.json, its index or a safetensors file."""
+    """Read a target from a model directory, its config.json, its index or a safetensors file,
+    or from an `hf://` model or `http(s)://` URL (config and shard headers only)."""
+    from eagle3_inspect.reader.remote import is_remote
+
+    if is_remote(path):
+        return _load_remote(str(path))
     from pathlib import Path  # here, not at module level: pathlib costs start-up time
 
     given = Path(path)
@@ -115,4 +130,27 @@ def load_target(path: str | os.PathLike[str]) -> TargetInfo:
         raise FileNotFoundError(f"target not found: {given}")
     if given.is_dir() or given.name.endswith(".index.json") or given.suffix == ".safetensors":
         _weights(info, given)
+    return info
+
+
+def _load_remote(path: str) -> TargetInfo:
+    """A remote target (`hf://`, `http(s)://`): its config.json and shard headers, never a weight;
+    the requests and bytes are counted on `remote`."""
+    from eagle3_inspect.reader.checkpoint import Checkpoint
+    from eagle3_inspect.reader.remote import Traffic, resolve
+
+    traffic = Traffic(path)
+    listing = resolve(path, traffic)
+    info = TargetInfo(path=path, remote=traffic)
+    if listing.config is not None:
+        where = f"{listing.root}/{listing.config[0]}"
+        try:
+            config = json.loads(listing.config[1])
+        except ValueError as exc:
+            raise ValueError(f"{where}: target config is not valid JSON: {exc}") from None
+        if not isinstance(config, dict):
+            raise ValueError(f"{where}: config is not a JSON object")
+        _text_fields(info, config)
+    if listing.files:
+        weight_shapes(info, Checkpoint.from_source(listing))
     return info

@@ -17,6 +17,15 @@ pub fn check_threads(threads: Option<usize>) -> Result<()> {
     }
 }
 
+/// A private rayon pool of `threads` workers (checked as [`check_threads`] does).
+pub fn build_pool(threads: usize) -> Result<rayon::ThreadPool> {
+    check_threads(Some(threads))?;
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| Error::InvalidArgument(format!("cannot start {threads} threads: {e}")))
+}
+
 /// Runs `work` on a private rayon pool of `threads` workers, or on the global pool when `None`.
 /// Results never depend on the choice; `Some(0)` is an [`Error::InvalidArgument`].
 pub fn run_with_threads<T, F>(threads: Option<usize>, work: F) -> Result<T>
@@ -27,11 +36,7 @@ where
     check_threads(threads)?;
     match threads {
         None => work(),
-        Some(n) => rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build()
-            .map_err(|e| Error::InvalidArgument(format!("cannot start {n} threads: {e}")))?
-            .install(work),
+        Some(n) => build_pool(n)?.install(work),
     }
 }
 

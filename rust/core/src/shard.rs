@@ -1,20 +1,29 @@
-//! One safetensors file, memory-mapped read-only and fault-guarded, with its validated header.
+//! One safetensors file, memory-mapped read-only and fault-guarded (or read by ranges from a
+//! [`RangeSource`]), with its validated header.
 
 use crate::error::{Error, Result};
 use crate::finding::Finding;
 use crate::guard::Guard;
 use crate::header::{read_header, Header, TensorEntry};
 use crate::regular::open_regular;
+use crate::source::{read_exact, RangeSource};
 use memmap2::Mmap;
+use std::borrow::Cow;
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The bytes of a file: a read-only map with its fault guard (declared first so it unregisters
-/// before the map is unmapped), or nothing for an empty file (which cannot be mapped).
+/// before the map is unmapped), nothing for an empty file (which cannot be mapped), or a ranged
+/// source with the header bytes read from it at open.
 #[derive(Debug)]
 enum Bytes {
     Mapped(Guard, Mmap),
     Empty,
+    Ranged {
+        source: Arc<dyn RangeSource>,
+        prefix: Vec<u8>,
+    },
 }
 
 /// A safetensors file: its map, its header (when it has one) and the `ST` findings about it.
@@ -29,8 +38,9 @@ pub struct Shard {
     /// `ST` findings about this file.
     pub findings: Vec<Finding>,
     bytes: Bytes,
-    /// Kept open so the size can be re-checked on the same inode after a data pass.
-    file: File,
+    /// Kept open so the size can be re-checked on the same inode after a data pass (`None` for
+    /// a ranged source, which has no local file).
+    file: Option<File>,
 }
 
 impl Shard {
@@ -55,33 +65,66 @@ impl Shard {
             header: None,
             findings: Vec::new(),
             bytes,
-            file,
+            file: Some(file),
         };
-        let report = read_header(shard.header_prefix(), file_len, path);
-        shard.header = report.header;
-        shard.findings = report.findings;
+        shard.read_header();
         Ok(shard)
     }
 
-    /// The whole file's bytes (empty for an empty file).
-    pub fn bytes(&self) -> &[u8] {
+    /// Builds the shard named `path` on a ranged `source`: reads the 8-byte length prefix, then
+    /// the header when the prefix passes the cap and fits the file (two reads), and validates it
+    /// exactly as for a mapped file. A failed read is an error (the caller makes it a finding).
+    pub fn from_source(path: &Path, source: Arc<dyn RangeSource>) -> Result<Shard> {
+        let file_len = source.len();
+        let unreadable = |reason: String| Error::InvalidCheckpoint {
+            path: path.to_owned(),
+            reason,
+        };
+        let mut prefix = read_exact(&*source, 0, usize::try_from(file_len.min(8)).unwrap_or(8))
+            .map_err(unreadable)?;
+        if let Some(end) = header_end(&prefix, file_len) {
+            let rest =
+                usize::try_from(end - 8).map_err(|_| unreadable("header too large".into()))?;
+            prefix.extend(read_exact(&*source, 8, rest).map_err(unreadable)?);
+        }
+        let mut shard = Shard {
+            path: path.to_owned(),
+            file_len,
+            header: None,
+            findings: Vec::new(),
+            bytes: Bytes::Ranged { source, prefix },
+            file: None,
+        };
+        shard.read_header();
+        Ok(shard)
+    }
+
+    fn read_header(&mut self) {
+        let report = read_header(self.header_prefix(), self.file_len, &self.path);
+        self.header = report.header;
+        self.findings = report.findings;
+    }
+
+    /// True when the bytes come from a ranged source, not a map.
+    pub fn is_ranged(&self) -> bool {
+        matches!(self.bytes, Bytes::Ranged { .. })
+    }
+
+    /// The mapped bytes (empty for an empty file; for a ranged source, only the header bytes).
+    fn mapped(&self) -> &[u8] {
         match &self.bytes {
             Bytes::Mapped(_, map) => map,
             Bytes::Empty => &[],
+            Bytes::Ranged { prefix, .. } => prefix,
         }
     }
 
     /// The bytes the header reader may look at: the length prefix and at most the declared header.
     fn header_prefix(&self) -> &[u8] {
-        let bytes = self.bytes();
-        let declared = bytes
-            .get(..8)
-            .map(|b| u64::from_le_bytes(b.try_into().unwrap_or([0xff; 8])))
-            .unwrap_or(0);
-        let end = declared
-            .checked_add(8)
-            .and_then(|e| usize::try_from(e).ok())
-            .map_or(bytes.len(), |e| e.min(bytes.len()));
+        let bytes = self.mapped();
+        let end = header_end(bytes, self.file_len).map_or(bytes.len(), |e| {
+            usize::try_from(e).map_or(bytes.len(), |e| e.min(bytes.len()))
+        });
         &bytes[..end]
     }
 
@@ -90,15 +133,54 @@ impl Shard {
         self.header.as_ref().map(|h| h.data_start)
     }
 
-    /// The raw bytes of a readable tensor entry; `None` when the entry is not readable.
-    pub fn tensor_bytes(&self, entry: &TensorEntry) -> Option<&[u8]> {
+    /// The absolute byte range of a readable tensor entry; `None` when it is not readable.
+    fn tensor_range(&self, entry: &TensorEntry) -> Option<(u64, u64)> {
         if !entry.readable {
             return None;
         }
         let (begin, end) = entry.range?;
-        let start = usize::try_from(self.data_start()?.checked_add(begin)?).ok()?;
-        let stop = usize::try_from(self.data_start()?.checked_add(end)?).ok()?;
-        self.bytes().get(start..stop)
+        let start = self.data_start()?.checked_add(begin)?;
+        let stop = self.data_start()?.checked_add(end)?;
+        (start <= stop && stop <= self.file_len).then_some((start, stop))
+    }
+
+    /// True when the entry's bytes can be had (its range is valid and inside the file), without
+    /// reading them.
+    pub fn is_readable(&self, entry: &TensorEntry) -> bool {
+        self.tensor_range(entry).is_some()
+    }
+
+    /// The mapped bytes of a readable tensor entry; `None` when the entry is not readable or the
+    /// shard is a ranged source (use [`Shard::read_tensor`] for either kind).
+    pub fn mapped_tensor_bytes(&self, entry: &TensorEntry) -> Option<&[u8]> {
+        if self.is_ranged() {
+            return None;
+        }
+        let (start, stop) = self.tensor_range(entry)?;
+        let start = usize::try_from(start).ok()?;
+        let stop = usize::try_from(stop).ok()?;
+        self.mapped().get(start..stop)
+    }
+
+    /// The bytes of a readable tensor entry: borrowed from the map, or read from the ranged
+    /// source (one read, not kept). `Err` carries why they cannot be had.
+    pub fn read_tensor(&self, entry: &TensorEntry) -> std::result::Result<Cow<'_, [u8]>, String> {
+        const INVALID: &str =
+            "its header entry is invalid or its data lies outside the file (see the ST findings)";
+        match &self.bytes {
+            Bytes::Ranged { source, .. } => {
+                let (start, stop) = self.tensor_range(entry).ok_or(INVALID)?;
+                let len = usize::try_from(stop - start).map_err(|_| INVALID.to_owned())?;
+                if len == 0 {
+                    return Ok(Cow::Borrowed(&[]));
+                }
+                read_exact(&**source, start, len).map(Cow::Owned)
+            }
+            _ => self
+                .mapped_tensor_bytes(entry)
+                .map(Cow::Borrowed)
+                .ok_or_else(|| INVALID.to_owned()),
+        }
     }
 
     /// The lowest file offset from which the mapped bytes may no longer be the file's as opened:
@@ -108,15 +190,25 @@ impl Shard {
     pub fn changed_from(&self) -> Option<u64> {
         let faulted = match &self.bytes {
             Bytes::Mapped(guard, _) => guard.first_fault(),
-            Bytes::Empty => None,
+            Bytes::Empty | Bytes::Ranged { .. } => None,
         };
-        let shrunk = match self.file.metadata() {
-            Ok(meta) => (meta.len() < self.file_len).then_some(meta.len()),
-            Err(_) => Some(0),
+        let shrunk = match self.file.as_ref().map(File::metadata) {
+            Some(Ok(meta)) => (meta.len() < self.file_len).then_some(meta.len()),
+            Some(Err(_)) => Some(0),
+            None => None,
         };
         match (faulted, shrunk) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
     }
+}
+
+/// Where the header ends (8 + the declared length) when `prefix` holds a length prefix that is
+/// within the format's cap and inside the file; `None` otherwise (the header checks then report
+/// why from the prefix alone).
+fn header_end(prefix: &[u8], file_len: u64) -> Option<u64> {
+    let declared = u64::from_le_bytes(prefix.get(..8)?.try_into().ok()?);
+    let end = declared.checked_add(8)?;
+    (declared <= crate::header::HEADER_CAP && end <= file_len).then_some(end)
 }

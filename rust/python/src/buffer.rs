@@ -8,23 +8,34 @@ use pyo3::prelude::*;
 use std::ffi::{c_int, c_void};
 use std::sync::Arc;
 
-/// The bytes of one tensor, exported through the buffer protocol (format `B`, read-only).
+/// The bytes of one tensor, exported through the buffer protocol (format `B`, read-only): a
+/// view of the map, or the bytes read once from a ranged source and owned here.
 #[pyclass(frozen, module = "eagle3_inspect._native")]
 pub struct TensorBuffer {
     checkpoint: Arc<Checkpoint>,
     name: String,
+    read: Option<Vec<u8>>,
 }
 
 impl TensorBuffer {
-    /// A buffer over the bytes of tensor `name`, which the caller has checked to be readable.
-    pub fn new(checkpoint: Arc<Checkpoint>, name: String) -> Self {
-        TensorBuffer { checkpoint, name }
+    /// A buffer over the mapped bytes of tensor `name`, which the caller has checked to be
+    /// readable, or over `read`, the bytes already read from a ranged source.
+    pub fn new(checkpoint: Arc<Checkpoint>, name: String, read: Option<Vec<u8>>) -> Self {
+        TensorBuffer {
+            checkpoint,
+            name,
+            read,
+        }
     }
 
     fn bytes(&self) -> &[u8] {
+        if let Some(read) = &self.read {
+            return read;
+        }
         self.checkpoint
-            .tensor_bytes(&self.name)
-            .map_or(&[], |(_, _, b)| b)
+            .entry(&self.name)
+            .and_then(|(shard, entry)| shard.mapped_tensor_bytes(entry))
+            .unwrap_or(&[])
     }
 }
 
@@ -50,8 +61,9 @@ impl TensorBuffer {
         let data = slf.get().bytes();
         let (ptr, len) = (data.as_ptr(), data.len());
         // SAFETY: `view` is non-null and CPython hands us a Py_buffer to fill. `obj` takes a strong
-        // reference to `slf`, which owns an Arc of the checkpoint whose map holds `data`, so the
-        // pointer stays valid until the consumer releases the buffer. The format string is static.
+        // reference to `slf`, which owns `data`: either an Arc of the checkpoint whose map holds
+        // it, or the read bytes themselves (never mutated: the class is frozen), so the pointer
+        // stays valid until the consumer releases the buffer. The format string is static.
         unsafe {
             (*view).obj = slf.into_any().into_ptr();
             (*view).buf = ptr as *mut c_void;

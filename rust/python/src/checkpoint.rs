@@ -4,6 +4,7 @@
 use crate::buffer::TensorBuffer;
 use crate::convert::{finding_dict, path_str, Record};
 use crate::errors::NativeResult;
+use crate::source::{open_sources, ListedFile};
 use eagle3_inspect_core::Checkpoint;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
@@ -27,6 +28,22 @@ impl NativeCheckpoint {
         Ok(NativeCheckpoint {
             inner: Arc::new(inner),
         })
+    }
+
+    /// Opens a checkpoint whose files are `(name, size, read)` triples, `read(offset, length)`
+    /// returning exactly `length` bytes (or raising). `index` and `config` are `(name, text)`.
+    /// Reads the headers only (GIL released; `read` is called from worker threads).
+    #[staticmethod]
+    #[pyo3(signature = (path, root, files, index=None, config=None))]
+    fn from_sources(
+        py: Python<'_>,
+        path: PathBuf,
+        root: PathBuf,
+        files: Vec<ListedFile>,
+        index: Option<(String, String)>,
+        config: Option<(String, String)>,
+    ) -> NativeResult<Self> {
+        open_sources(py, path, root, files, index, config)
     }
 
     /// The path as given.
@@ -157,9 +174,18 @@ impl NativeCheckpoint {
     }
 
     /// A zero-copy read-only buffer over a tensor's bytes.
-    fn buffer(&self, name: &str) -> NativeResult<TensorBuffer> {
-        self.inner.tensor_bytes(name)?;
-        Ok(TensorBuffer::new(Arc::clone(&self.inner), name.to_owned()))
+    /// For a ranged source the bytes are read now (GIL released) and the buffer owns them.
+    fn buffer(&self, py: Python<'_>, name: &str) -> NativeResult<TensorBuffer> {
+        let ckpt = &*self.inner;
+        let read = py.detach(|| -> eagle3_inspect_core::Result<Option<Vec<u8>>> {
+            let (shard, _, data) = ckpt.tensor_bytes(name)?;
+            Ok(shard.is_ranged().then(|| data.into_owned()))
+        })?;
+        Ok(TensorBuffer::new(
+            Arc::clone(&self.inner),
+            name.to_owned(),
+            read,
+        ))
     }
 }
 
@@ -170,7 +196,7 @@ impl NativeCheckpoint {
             let ckpt = &self.inner;
             ckpt.tensors
                 .keys()
-                .filter(|n| ckpt.tensor_bytes(n).is_ok())
+                .filter(|n| ckpt.is_readable(n))
                 .cloned()
                 .collect()
         })

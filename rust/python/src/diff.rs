@@ -7,17 +7,32 @@ use crate::convert::Record;
 use crate::errors::NativeError;
 use crate::progress::run_with_progress;
 use eagle3_inspect_core::diff::{self, DiffOptions, PairDiff, PairSide, PairTask};
-use eagle3_inspect_core::{Checkpoint, Error};
+use eagle3_inspect_core::fetch::{for_each_batch, Fetched};
+use eagle3_inspect_core::{Checkpoint, Dtype, Error};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-fn pair_side<'a>(ckpt: &'a Checkpoint, name: &str) -> Result<PairSide<'a>, NativeError> {
-    let (_, entry, data) = ckpt.tensor_bytes(name).map_err(NativeError)?;
-    match (entry.dtype, entry.shape.as_deref()) {
-        (Some(dtype), Some(shape)) => Ok(PairSide { dtype, shape, data }),
-        _ => Err(NativeError(Error::InvalidArgument(format!(
+/// The declared byte length of a tensor with a valid dtype and shape, or the error diff gives.
+fn checked_len(ckpt: &Checkpoint, name: &str) -> Result<u64, NativeError> {
+    let (_, entry) = ckpt.entry(name).ok_or_else(|| {
+        NativeError(Error::TensorNotFound {
+            name: name.to_owned(),
+            path: ckpt.path.clone(),
+        })
+    })?;
+    if entry.dtype.is_none() || entry.shape.is_none() {
+        return Err(NativeError(Error::InvalidArgument(format!(
             "tensor {name:?} has no valid dtype/shape"
-        )))),
+        ))));
+    }
+    Ok(entry.range.map_or(0, |(b, e)| e.saturating_sub(b)))
+}
+
+fn pair_side<'a>(fetched: &'a Fetched<'_>) -> PairSide<'a> {
+    PairSide {
+        dtype: fetched.entry.dtype.unwrap_or(Dtype::U8),
+        shape: fetched.entry.shape.as_deref().unwrap_or(&[]),
+        data: &fetched.data,
     }
 }
 
@@ -55,26 +70,33 @@ pub fn diff_pairs<'py>(
     progress: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyList>> {
     let (ca, cb) = (&*a.inner, &*b.inner);
-    let mut tasks = Vec::with_capacity(pairs.len());
+    let mut total = 0u64;
+    let mut items = Vec::with_capacity(2 * pairs.len());
     for (na, nb) in &pairs {
-        tasks.push(PairTask {
-            a: pair_side(ca, na)?,
-            b: pair_side(cb, nb)?,
-        });
+        total = total
+            .saturating_add(checked_len(ca, na)?)
+            .saturating_add(checked_len(cb, nb)?);
+        items.push((ca, na.as_str()));
+        items.push((cb, nb.as_str()));
     }
-    let total: u64 = tasks
-        .iter()
-        .map(|t| (t.a.data.len() + t.b.data.len()) as u64)
-        .sum();
-    let opts = DiffOptions {
-        threads,
-        rtol,
-        atol,
-        release_pages: true,
-        ..DiffOptions::default()
-    };
     let results = run_with_progress(py, total, progress.as_ref(), |p| {
-        diff::compare_pairs(&tasks, &opts, p)
+        for_each_batch(&items, 2, threads, p, |_, fetched, context| {
+            let tasks: Vec<PairTask<'_>> = fetched
+                .chunks(2)
+                .map(|pair| PairTask {
+                    a: pair_side(&pair[0]),
+                    b: pair_side(&pair[1]),
+                })
+                .collect();
+            let opts = DiffOptions {
+                threads,
+                rtol,
+                atol,
+                release_pages: context.mapped,
+                ..DiffOptions::default()
+            };
+            diff::compare_pairs(&tasks, &opts, context.progress)
+        })
     })?;
     let out = PyList::empty(py);
     for d in &results {
@@ -95,13 +117,22 @@ pub fn content_hashes<'py>(
     progress: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let ckpt = &*checkpoint.inner;
-    let mut data = Vec::with_capacity(names.len());
+    let mut total = 0u64;
     for name in &names {
-        data.push(ckpt.tensor_bytes(name).map_err(NativeError)?.2);
+        let (_, entry) = ckpt.entry(name).ok_or_else(|| {
+            NativeError(Error::TensorNotFound {
+                name: name.clone(),
+                path: ckpt.path.clone(),
+            })
+        })?;
+        total = total.saturating_add(entry.range.map_or(0, |(b, e)| e.saturating_sub(b)));
     }
-    let total: u64 = data.iter().map(|d| d.len() as u64).sum();
+    let items: Vec<_> = names.iter().map(|n| (ckpt, n.as_str())).collect();
     let hashes = run_with_progress(py, total, progress.as_ref(), |p| {
-        diff::content_hashes(&data, threads, true, p)
+        for_each_batch(&items, 1, threads, p, |_, fetched, context| {
+            let data: Vec<&[u8]> = fetched.iter().map(|f| &*f.data).collect();
+            diff::content_hashes(&data, threads, context.mapped, context.progress)
+        })
     })?;
     let out = PyDict::new(py);
     for (name, hash) in names.iter().zip(hashes) {

@@ -25,10 +25,11 @@ pub fn sum_words(
         let (_, _, data) = ckpt.tensor_bytes(name).map_err(NativeError)?;
         buffers.push(data);
     }
+    let slices: Vec<&[u8]> = buffers.iter().map(|b| &**b).collect();
     let opts = FloorOptions {
         threads,
-        release_pages,
+        release_pages: release_pages && !ckpt.is_ranged(),
     };
-    let sum = py.detach(|| floor::sum_words(&buffers, &opts));
+    let sum = py.detach(|| floor::sum_words(&slices, &opts));
     Ok(sum.map_err(NativeError)?)
 }

@@ -11,6 +11,7 @@ mod errors;
 mod floor;
 mod io;
 mod progress;
+mod source;
 mod stats;
 mod vocab;
 mod write;

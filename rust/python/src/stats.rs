@@ -5,8 +5,9 @@ use crate::checkpoint::NativeCheckpoint;
 use crate::convert::Record;
 use crate::errors::NativeError;
 use crate::progress::run_with_progress;
+use eagle3_inspect_core::fetch::for_each_batch;
 use eagle3_inspect_core::stats::{compute_stats, StatsOptions, StatsTask, TensorStats};
-use eagle3_inspect_core::Error;
+use eagle3_inspect_core::{Dtype, Error};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
@@ -60,26 +61,41 @@ pub fn tensor_stats<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let ckpt = &*checkpoint.inner;
     let names = checkpoint.names_or_readable(names);
-    let mut tasks = Vec::with_capacity(names.len());
+    let mut total = 0u64;
     for name in &names {
-        let (_, entry, data) = ckpt.tensor_bytes(name).map_err(NativeError)?;
-        let (Some(dtype), Some(numel)) = (entry.dtype, entry.numel()) else {
+        let (_, entry) = ckpt.entry(name).ok_or_else(|| {
+            NativeError(Error::TensorNotFound {
+                name: name.clone(),
+                path: ckpt.path.clone(),
+            })
+        })?;
+        if entry.dtype.is_none() || entry.numel().is_none() {
             return Err(NativeError(Error::InvalidArgument(format!(
                 "tensor {name:?} has no valid dtype/shape"
             )))
             .into());
-        };
-        tasks.push(StatsTask { dtype, numel, data });
+        }
+        total = total.saturating_add(entry.range.map_or(0, |(b, e)| e.saturating_sub(b)));
     }
-    let total: u64 = tasks.iter().map(|t| t.data.len() as u64).sum();
-    let opts = StatsOptions {
-        threads,
-        hash: hashes,
-        release_pages: true,
-        ..StatsOptions::default()
-    };
+    let items: Vec<_> = names.iter().map(|n| (ckpt, n.as_str())).collect();
     let results = run_with_progress(py, total, progress.as_ref(), |p| {
-        compute_stats(&tasks, &opts, p)
+        for_each_batch(&items, 1, threads, p, |_, fetched, context| {
+            let tasks: Vec<StatsTask<'_>> = fetched
+                .iter()
+                .map(|f| StatsTask {
+                    dtype: f.entry.dtype.unwrap_or(Dtype::U8),
+                    numel: f.entry.numel().unwrap_or(0),
+                    data: &f.data,
+                })
+                .collect();
+            let opts = StatsOptions {
+                threads,
+                hash: hashes,
+                release_pages: context.mapped,
+                ..StatsOptions::default()
+            };
+            compute_stats(&tasks, &opts, context.progress)
+        })
     })?;
     stats_columns(py, &names, &results)
 }

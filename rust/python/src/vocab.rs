@@ -4,20 +4,33 @@
 use crate::checkpoint::NativeCheckpoint;
 use crate::convert::json_value;
 use crate::errors::NativeError;
+use eagle3_inspect_core::fetch::Fetched;
 use eagle3_inspect_core::vocab::{
     analyze_vocab, compare_mappings, RawTensor, VocabAnalysis, VocabInputs,
 };
 use eagle3_inspect_core::{Checkpoint, Error};
 use pyo3::prelude::*;
 
-fn raw<'a>(ckpt: &'a Checkpoint, name: &str) -> Option<RawTensor<'a>> {
-    let (shard, entry, data) = ckpt.tensor_bytes(name).ok()?;
+/// A tensor's bytes for the analysis: `None` when it is absent or its entry is unreadable (the
+/// ST findings say why); a failed ranged read is an error, never a silently missing tensor.
+fn fetch<'a>(ckpt: &'a Checkpoint, name: &str) -> Result<Option<Fetched<'a>>, NativeError> {
+    match ckpt.entry(name) {
+        Some((shard, entry)) if shard.is_readable(entry) => {
+            let (shard, entry, data) = ckpt.tensor_bytes(name).map_err(NativeError)?;
+            Ok(Some(Fetched { shard, entry, data }))
+        }
+        _ => Ok(None),
+    }
+}
+
+fn raw<'a>(name: &str, fetched: Option<&'a Fetched<'_>>) -> Option<RawTensor<'a>> {
+    let f = fetched?;
     Some(RawTensor {
         name: name.to_owned(),
-        dtype: entry.dtype?,
-        shape: entry.shape.clone()?,
-        data,
-        file: Some(shard.path.clone()),
+        dtype: f.entry.dtype?,
+        shape: f.entry.shape.clone()?,
+        data: &f.data,
+        file: Some(f.shard.path.clone()),
     })
 }
 
@@ -27,13 +40,14 @@ fn analyze(
     target_vocab: Option<u64>,
     d2t: &str,
     t2d: &str,
-) -> VocabAnalysis {
-    analyze_vocab(&VocabInputs {
-        d2t: raw(ckpt, d2t),
-        t2d: raw(ckpt, t2d),
+) -> Result<VocabAnalysis, NativeError> {
+    let (d2t_bytes, t2d_bytes) = (fetch(ckpt, d2t)?, fetch(ckpt, t2d)?);
+    Ok(analyze_vocab(&VocabInputs {
+        d2t: raw(d2t, d2t_bytes.as_ref()),
+        t2d: raw(t2d, t2d_bytes.as_ref()),
         draft_vocab,
         target_vocab,
-    })
+    }))
 }
 
 fn to_value<T: serde::Serialize>(value: &T) -> Result<serde_json::Value, NativeError> {
@@ -56,7 +70,7 @@ pub fn vocab_mapping<'py>(
     t2d: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
     let ckpt = &*checkpoint.inner;
-    let value = py.detach(|| to_value(&analyze(ckpt, draft_vocab, target_vocab, d2t, t2d)))?;
+    let value = py.detach(|| to_value(&analyze(ckpt, draft_vocab, target_vocab, d2t, t2d)?))?;
     json_value(py, &value)
 }
 
@@ -77,8 +91,8 @@ pub fn compare_vocab<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let (ca, cb) = (&*a.inner, &*b.inner);
     let value = py.detach(|| {
-        let left = analyze(ca, vocab_a.0, vocab_a.1, &names_a.0, &names_a.1);
-        let right = analyze(cb, vocab_b.0, vocab_b.1, &names_b.0, &names_b.1);
+        let left = analyze(ca, vocab_a.0, vocab_a.1, &names_a.0, &names_a.1)?;
+        let right = analyze(cb, vocab_b.0, vocab_b.1, &names_b.0, &names_b.1)?;
         let comparison = compare_mappings(&left, &right);
         to_value(&serde_json::json!({"a": left, "b": right, "comparison": comparison}))
     })?;

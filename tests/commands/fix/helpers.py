@@ -1,5 +1,5 @@
-"""Shared checks for the fix tests: file digests (SRC untouched) and loading with the reference
-`safetensors` package."""
+"""Shared pieces of the fix tests: the mislabelled source drafter, file digests (SRC untouched)
+and loading with the reference `safetensors` package."""
 
 from __future__ import annotations
 
@@ -7,6 +7,21 @@ import hashlib
 from pathlib import Path
 
 from safetensors import deserialize
+
+from eagle3_inspect.synthetic.drafters import (
+    build_drafter,
+    mutate_d2t_absolute,
+    mutate_layer_keys,
+)
+
+ENGINE = "sglang@0.5.11"
+
+
+def mislabelled(root: Path, shards: int | None = None) -> Path:
+    """`root/src`: a drafter with `layers.0.*` keys and an absolute d2t (what fix repairs for
+    ENGINE), in one file or `shards` shards with an index."""
+    drafter = mutate_d2t_absolute(mutate_layer_keys(build_drafter(H=64, Vd=256, Vt=1024), "layers"))
+    return drafter.write(root / "src", shards=shards)
 
 
 def tree_digest(root: Path) -> dict[str, str]:

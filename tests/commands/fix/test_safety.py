@@ -15,19 +15,7 @@ import pytest
 
 from eagle3_inspect.commands.fix import fix
 from eagle3_inspect.errors import InvalidArgumentError
-from eagle3_inspect.synthetic.drafters import (
-    build_drafter,
-    mutate_d2t_absolute,
-    mutate_layer_keys,
-)
-from tests.commands.fix.helpers import tree_digest
-
-ENGINE = "sglang@0.5.11"
-
-
-def _mislabelled(root: Path, shards: int | None = None) -> Path:
-    drafter = mutate_d2t_absolute(mutate_layer_keys(build_drafter(H=64, Vd=256, Vt=1024), "layers"))
-    return drafter.write(root / "src", shards=shards)
+from tests.commands.fix.helpers import ENGINE, mislabelled, tree_digest
 
 
 def _cli(*args: str, preexec=None, env=None) -> subprocess.CompletedProcess:
@@ -53,7 +41,7 @@ def _leftovers(parent: Path) -> list[Path]:
 
 
 def test_existing_dst_is_kept_without_force_and_replaced_with_it(tmp_path: Path) -> None:
-    src = _mislabelled(tmp_path)
+    src = mislabelled(tmp_path)
     dst = tmp_path / "dst"
     dst.mkdir()
     (dst / "keep.txt").write_text("mine")
@@ -67,7 +55,7 @@ def test_existing_dst_is_kept_without_force_and_replaced_with_it(tmp_path: Path)
 
 
 def test_dst_overlapping_src_is_refused_even_with_force(tmp_path: Path) -> None:
-    src = _mislabelled(tmp_path)
+    src = mislabelled(tmp_path)
     digest = tree_digest(src)
     for dst in (src, src / "inside", tmp_path):
         with pytest.raises(InvalidArgumentError):
@@ -76,7 +64,7 @@ def test_dst_overlapping_src_is_refused_even_with_force(tmp_path: Path) -> None:
 
 
 def test_dry_run_writes_nothing(tmp_path: Path) -> None:
-    src = _mislabelled(tmp_path)
+    src = mislabelled(tmp_path)
     report = fix(src, engine=ENGINE, out=tmp_path / "dst", dry_run=True)
     assert report.status == "planned" and report.changes
     assert not (tmp_path / "dst").exists() and _leftovers(tmp_path) == []
@@ -85,7 +73,7 @@ def test_dry_run_writes_nothing(tmp_path: Path) -> None:
 def test_sharded_layout_and_index_are_kept(tmp_path: Path) -> None:
     import json
 
-    src = _mislabelled(tmp_path, shards=2)
+    src = mislabelled(tmp_path, shards=2)
     report = fix(src, engine=ENGINE, out=tmp_path / "dst")
     assert report.status == "fixed"
     shards = sorted(p.name for p in src.glob("*.safetensors"))
@@ -109,7 +97,7 @@ def _make_read_only(directory: Path):
 
 
 def test_read_only_destination(tmp_path: Path) -> None:
-    src = _mislabelled(tmp_path)
+    src = mislabelled(tmp_path)
     parent = tmp_path / "ro"
     parent.mkdir()
     digest = tree_digest(src)
@@ -125,7 +113,7 @@ def test_read_only_destination(tmp_path: Path) -> None:
 
 
 def test_full_destination_via_rlimit_fsize(tmp_path: Path) -> None:
-    src = _mislabelled(tmp_path)
+    src = mislabelled(tmp_path)
     digest = tree_digest(src)
 
     def limit() -> None:
@@ -157,7 +145,7 @@ KILL_AFTER_FIRST_SHARD = textwrap.dedent(
 
 
 def test_killed_midway_leaves_no_dst_and_the_next_run_cleans_up(tmp_path: Path) -> None:
-    src = _mislabelled(tmp_path, shards=2)
+    src = mislabelled(tmp_path, shards=2)
     digest = tree_digest(src)
     dst = tmp_path / "dst"
     script = [sys.executable, "-c", KILL_AFTER_FIRST_SHARD, str(src), ENGINE, str(dst)]
@@ -165,13 +153,14 @@ def test_killed_midway_leaves_no_dst_and_the_next_run_cleans_up(tmp_path: Path) 
     assert result.returncode == -signal.SIGKILL, result.stderr
     assert not dst.exists()
     assert len(_leftovers(tmp_path)) == 1, "the killed run's staging directory"
+    assert (tmp_path / ".dst.fix-lock").exists(), "its lock file, no longer held by anyone"
     assert tree_digest(src) == digest
     assert fix(src, engine=ENGINE, out=dst).status == "fixed"
-    assert _leftovers(tmp_path) == []
+    assert _leftovers(tmp_path) == [] and not (tmp_path / ".dst.fix-lock").exists()
 
 
 def test_corrupt_source_is_refused_with_its_finding_code(tmp_path: Path) -> None:
-    src = _mislabelled(tmp_path)
+    src = mislabelled(tmp_path)
     shard = src / "model.safetensors"
     shard.write_bytes(shard.read_bytes()[:-100])
     digest = tree_digest(src)
@@ -188,7 +177,7 @@ def test_missing_source_is_one_line(tmp_path: Path) -> None:
 
 
 def test_ctrl_c_midway_cleans_up_its_staging_directory(tmp_path: Path) -> None:
-    src = _mislabelled(tmp_path, shards=2)
+    src = mislabelled(tmp_path, shards=2)
     digest = tree_digest(src)
     dst = tmp_path / "dst"
     script = KILL_AFTER_FIRST_SHARD.replace("signal.SIGKILL", "signal.SIGINT")

@@ -5,33 +5,25 @@ from __future__ import annotations
 from rich.console import Console
 from rich.markup import escape
 
+from eagle3_inspect.cli.render.fix_records import VERDICT, change_subject, change_text
 from eagle3_inspect.commands.fix import FixReport
 
-# Renames beyond this many are folded into one line (JSON lists all).
+# Renames beyond this many are folded into one line (--format json / jsonl / concise list all).
 FOLD_AFTER = 6
-VERDICT = {
-    "fixed": "[green]FIXED[/green]: written and verified",
-    "planned": "[cyan]PLAN[/cyan] (dry run: nothing written)",
-    "nothing-to-do": "[green]NOTHING TO DO[/green]: the source already loads as trained; "
-    "nothing written",
-    "refused": "[red]REFUSED[/red]: nothing written",
-    "unverified": "[red]NOT VERIFIED[/red]: the written copy failed its checks and was discarded",
-}
+COLOUR = {"fixed": "green", "planned": "cyan", "nothing-to-do": "green"}
+
+
+def _verdict(status: str) -> str:
+    label, what = VERDICT[status]
+    colour = COLOUR.get(status, "red")
+    return f"[{colour}]{label}[/{colour}]: {what}"
 
 
 def _change_line(change: dict) -> str:
     kind = change["kind"]
-    if kind == "rename":
-        return f"rename  {change['from']} -> {change['to']}"
-    if kind == "drop":
-        return f"drop    {change['tensor']}"
-    if kind == "config":
-        op = change["op"]
-        shown = {"add": f"= {change.get('to')!r}", "remove": "(removed)"}.get(
-            op, f"{change.get('from')!r} -> {change.get('to')!r}"
-        )
-        return f"config  {change['key']} {shown}"
-    return f"{kind:<7} {change.get('detail', '')}"
+    subject = change.get("key") if kind == "config" else change_subject(change)
+    shown = [subject] if subject and subject != kind else []
+    return " ".join([f"{kind:<7}", *shown, change_text(change)])
 
 
 def render_fix(report: FixReport, console: Console) -> None:
@@ -44,7 +36,9 @@ def render_fix(report: FixReport, console: Console) -> None:
     for change in renames[:FOLD_AFTER]:
         console.print("  " + escape(_change_line(change)))
     if len(renames) > FOLD_AFTER:
-        console.print(f"  ... and {len(renames) - FOLD_AFTER} more renames (--json lists all)")
+        console.print(
+            f"  ... and {len(renames) - FOLD_AFTER} more renames (--format concise lists all)"
+        )
     for change in others:
         console.print("  " + escape(_change_line(change)))
     for note in report.notes:
@@ -74,4 +68,4 @@ def render_fix(report: FixReport, console: Console) -> None:
         )
         for problem in dif["problems"]:
             console.print(f"    {escape(problem)}")
-    console.print("\n" + VERDICT[report.status])
+    console.print("\n" + _verdict(report.status))

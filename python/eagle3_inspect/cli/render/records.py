@@ -27,7 +27,9 @@ class Record:
 
 def display_path(path: str) -> str:
     """`path` relative to the working directory when it lies inside it (what CI annotations and
-    editors resolve), otherwise as given."""
+    editors resolve), otherwise as given; remote paths (`hf://`, `https://`) as given."""
+    if "://" in path:
+        return path
     try:
         rel = os.path.relpath(path)
     except ValueError:  # another drive on Windows

@@ -13,13 +13,14 @@ from eagle3_inspect.commands.diff.report import DiffReport, PairResult
 from eagle3_inspect.commands.diff.vocab import compare_vocab
 from eagle3_inspect.reader.checkpoint import Checkpoint
 from eagle3_inspect.reader.compare import content_hashes, diff_pairs
+from eagle3_inspect.reader.opening import open_checkpoint
 from eagle3_inspect.reader.stats import ProgressCallback
 
 PathOrCheckpoint = str | os.PathLike[str] | Checkpoint
 
 
 def _open(path: PathOrCheckpoint) -> Checkpoint:
-    return path if isinstance(path, Checkpoint) else Checkpoint(path)
+    return open_checkpoint(path)
 
 
 def _all_names(ckpt: Checkpoint) -> set[str]:
@@ -52,8 +53,9 @@ def diff(
     threads: int | None = None,
     progress: ProgressCallback | None = None,
 ) -> DiffReport:
-    """Compares checkpoint `a` with `b` (each a file, sharded directory, HF cache snapshot or an
-    open Checkpoint). Tensors match by logical name, whichever shard holds them.
+    """Compares checkpoint `a` with `b` (each a file, sharded directory, HF cache snapshot, an
+    `hf://` model or `http(s)://` URL, or an open Checkpoint). Tensors match by logical name,
+    whichever shard holds them.
 
     `rtol`/`atol` override the per-dtype defaults (torch.testing's; see the core `tolerance`
     docs). `structure_only` reads headers only: no numeric pass, no content hashes, so renames

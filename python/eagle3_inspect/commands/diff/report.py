@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from eagle3_inspect.commands.diff.config import is_empty
 from eagle3_inspect.commands.diff.match import Matching
+from eagle3_inspect.reader.remote import remote_section, traffic_of
 
 if TYPE_CHECKING:
     from eagle3_inspect.reader.checkpoint import Checkpoint
@@ -190,7 +191,19 @@ class DiffReport:
                 side: [f.to_dict() for f in errs] for side, errs in self.file_errors().items()
             },
             "notes": list(self.notes),
+            **self.remote(),
         }
+
+    def remote(self) -> dict[str, Any]:
+        """`{"remote": {...}}` with totals and one source per remote side (`side`: "a" / "b"),
+        only when a side is remote."""
+        sides = [("a", traffic_of(self.a)), ("b", traffic_of(self.b))]
+        section = remote_section([t for _, t in sides])
+        if section is None:
+            return {}
+        for source, side in zip(section["sources"], [s for s, t in sides if t], strict=True):
+            source["side"] = side
+        return {"remote": section}
 
     def file_errors(self) -> dict[str, list]:
         """Each side's ST/IX error findings: a pair may differ because a file is damaged."""

@@ -8,7 +8,14 @@ import os
 from pathlib import Path
 
 from eagle3_inspect.commands.fix.config import Refusal
-from eagle3_inspect.commands.fix.output import check_destination, commit, discard, stage
+from eagle3_inspect.commands.fix.destination import (
+    check_destination,
+    claimed,
+    commit,
+    discard,
+    remove_stale,
+)
+from eagle3_inspect.commands.fix.output import stage
 from eagle3_inspect.commands.fix.plan import Plan, make_plan
 from eagle3_inspect.commands.fix.report import SCHEMA, FixReport
 from eagle3_inspect.commands.fix.verify import verify
@@ -41,7 +48,9 @@ def fix(
 ) -> FixReport:
     """Plans, writes and verifies SRC converted for `engine` ("sglang@0.5.11") into `out`.
     Raises for paths that cannot be used (missing SRC, existing DST without `force`, DST
-    overlapping SRC); a drafter that cannot be fixed without guessing is `status="refused"`."""
+    overlapping SRC), `BlockingIOError` while another run writes the same DST, and
+    `FileExistsError` when DST appears during the run (without `force`; it is left as it is);
+    a drafter that cannot be fixed without guessing is `status="refused"`."""
     profile = _profile(engine)
     ckpt = Checkpoint(src)
     dst = Path(out)
@@ -69,22 +78,42 @@ def fix(
         return report
     if dry_run:
         return report
+    with claimed(dst):
+        # Again under the lock: a run that held it may have just put its DST in place.
+        check_destination(ckpt, dst, force)
+        remove_stale(dst)
+        _write_verified(report, ckpt, plan, dst, engine, target, force, threads)
+    return report
+
+
+def _write_verified(
+    report: FixReport,
+    ckpt: Checkpoint,
+    plan: Plan,
+    dst: Path,
+    engine: str,
+    target: str | os.PathLike[str] | None,
+    force: bool,
+    threads: int | None,
+) -> None:
+    """Stages, verifies and (if verified) renames into place; the staging directory is gone
+    afterwards whatever happens (exception, Ctrl-C, a DST that appeared meanwhile)."""
     tmp, report.side_files = stage(ckpt, plan, dst)
+    committed = False
     try:
         report.verification = verify(
             ckpt, tmp, plan, engine, None if target is None else os.fspath(target), threads
         )
-    except BaseException:
-        discard(tmp)
-        raise
-    if not report.verification["ok"]:
-        discard(tmp)
-        report.status = "unverified"
-        return report
-    commit(tmp, dst)
+        if not report.verification["ok"]:
+            report.status = "unverified"
+            return
+        commit(tmp, dst, force)
+        committed = True
+    finally:
+        if not committed:
+            discard(tmp)
     _relocate(report.verification, os.fspath(tmp), os.fspath(dst))
     report.status = "fixed"
-    return report
 
 
 def _relocate(verification: dict, staged: str, final: str) -> None:

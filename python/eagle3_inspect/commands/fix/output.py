@@ -1,7 +1,7 @@
 """Writing a planned `fix`: shard by shard into a temp directory beside DST (same file names, so
 the shard layout is kept), a fresh index, the rewritten config.json, side files copied byte for
-byte; every file and the directory fsynced; then one rename. A failure or an interrupt leaves no
-DST (only, after a kill, a `.<name>.fix-tmp-*` directory that the next run removes)."""
+byte; every file and the directory fsynced. A failure or an interrupt removes the directory (a
+kill leaves it, and the next run removes it: see `destination`)."""
 
 from __future__ import annotations
 
@@ -15,25 +15,13 @@ from typing import Any
 
 import numpy as np
 
+from eagle3_inspect.commands.fix.destination import TMP_TAG, discard, hf_repo
 from eagle3_inspect.commands.fix.plan import Plan
-from eagle3_inspect.errors import InvalidArgumentError
+from eagle3_inspect.errors import InvalidCheckpointError
 from eagle3_inspect.reader.checkpoint import Checkpoint
 from eagle3_inspect.reader.writer import owned_tensor, sync_dir, write_safetensors
 
 INDEX = "model.safetensors.index.json"
-TMP_TAG = ".fix-tmp-"
-
-
-def check_destination(src: Checkpoint, dst: Path, force: bool) -> None:
-    """Refuses a DST that exists (without `force`) or that overlaps SRC in either direction."""
-    root = Path(src.root).resolve()
-    target = dst.resolve()
-    if target == root or root in target.parents or target in root.parents:
-        raise InvalidArgumentError(f"{dst} overlaps the source checkpoint {src.root}")
-    if (dst.exists() or dst.is_symlink()) and not force:
-        raise FileExistsError(f"{dst} already exists (pass --force to replace it)")
-    if not dst.parent.is_dir():
-        raise FileNotFoundError(f"{dst.parent}: no such directory")
 
 
 def _fsync_file(path: Path) -> None:
@@ -42,12 +30,6 @@ def _fsync_file(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-def _remove_stale(dst: Path) -> None:
-    for old in dst.parent.glob(f".{dst.name}{TMP_TAG}*"):
-        if old.is_dir() and not old.is_symlink():
-            shutil.rmtree(old, ignore_errors=True)
 
 
 def _shards(src: Checkpoint, plan: Plan) -> dict[str, list[tuple[str, str, str]]]:
@@ -104,20 +86,44 @@ def _write_index(src: Checkpoint, tmp: Path, weight_map: dict[str, str]) -> None
     _write_json(tmp / INDEX, index)
 
 
+def _copy_synced(source: str, dest: str) -> str:
+    shutil.copy2(source, dest)
+    _fsync_file(Path(dest))
+    return dest
+
+
+def _outside(entry: Path, repo: Path) -> Path | None:
+    """The first path at or under `entry` whose real location is outside `repo`: a Hugging Face
+    snapshot's links must stay in their repository (the reader's IX010 rule); nothing outside
+    is read."""
+    paths = [entry]
+    if entry.is_dir() and not entry.is_symlink():
+        for top, dirs, files in os.walk(entry):
+            paths += [Path(top, name) for name in sorted(dirs) + sorted(files)]
+    return next((p for p in paths if repo not in p.resolve().parents), None)
+
+
 def _copy_side_files(src: Checkpoint, tmp: Path, written: set[str]) -> list[str]:
     root = Path(src.root)
-    if not root.is_dir() or Path(src.path).is_file():
+    # A lone .safetensors file's directory may hold anything; an index's is the checkpoint.
+    if not root.is_dir() or (Path(src.path).is_file() and src.index_path is None):
         return []
+    repo = hf_repo(root.resolve())
     skip = written | {INDEX, "config.json"} | {Path(f.path).name for f in src.files}
     copied = []
     for entry in sorted(root.iterdir()):
         if entry.name in skip or entry.name.startswith("."):
             continue
+        escaped = _outside(entry, repo) if repo is not None else None
+        if escaped is not None:
+            raise InvalidCheckpointError(
+                f"{escaped}: links outside the Hugging Face repository {repo} (IX010); "
+                "fix copies nothing from outside it"
+            )
         if entry.is_file():
-            shutil.copy2(entry, tmp / entry.name)
-            _fsync_file(tmp / entry.name)
+            _copy_synced(str(entry), str(tmp / entry.name))
         elif entry.is_dir():
-            shutil.copytree(entry, tmp / entry.name)
+            shutil.copytree(entry, tmp / entry.name, copy_function=_copy_synced)
         else:
             continue
         copied.append(entry.name)
@@ -127,7 +133,6 @@ def _copy_side_files(src: Checkpoint, tmp: Path, written: set[str]) -> list[str]
 def stage(src: Checkpoint, plan: Plan, dst: Path) -> tuple[Path, list[str]]:
     """Writes the fixed drafter into a fresh temp directory beside `dst` (every file fsynced);
     returns it and the side files copied. On failure nothing is left behind."""
-    _remove_stale(dst)
     tmp = Path(tempfile.mkdtemp(prefix=f".{dst.name}{TMP_TAG}", dir=dst.parent))
     try:
         weight_map = _write_shards(src, plan, tmp)
@@ -145,29 +150,3 @@ def stage(src: Checkpoint, plan: Plan, dst: Path) -> tuple[Path, list[str]]:
         discard(tmp)
         raise
     return tmp, side
-
-
-def discard(tmp: Path) -> None:
-    shutil.rmtree(tmp, ignore_errors=True)
-
-
-def commit(tmp: Path, dst: Path) -> None:
-    """Renames the verified `tmp` to `dst` (an existing `dst`, allowed by --force, is moved
-    aside first and removed only after the rename succeeded)."""
-    trash = None
-    try:
-        if dst.exists() or dst.is_symlink():
-            trash = dst.parent / f".{dst.name}{TMP_TAG}old-{os.getpid()}"
-            os.rename(dst, trash)
-        os.rename(tmp, dst)
-        sync_dir(dst.parent)
-    except BaseException:
-        discard(tmp)
-        if trash is not None and not dst.exists():
-            os.rename(trash, dst)
-        raise
-    if trash is not None:
-        if trash.is_dir() and not trash.is_symlink():
-            shutil.rmtree(trash, ignore_errors=True)
-        else:
-            trash.unlink()

@@ -19,15 +19,23 @@ pub struct Index {
 
 /// Reads and parses an index file; problems are IX007 findings and give `None`.
 pub fn read_index(path: &Path, findings: &mut Vec<Finding>) -> Option<Index> {
+    match crate::regular::read_capped_text(path, crate::regular::INDEX_CAP) {
+        Ok(text) => parse_index(path, &text, findings),
+        Err(err) => {
+            let why = format!("cannot read the sharding index: {err}");
+            findings.push(Finding::new("IX007", Severity::Error, why).file(path));
+            None
+        }
+    }
+}
+
+/// Parses the text of the index file `path`; problems are IX007 findings and give `None`.
+pub fn parse_index(path: &Path, text: &str, findings: &mut Vec<Finding>) -> Option<Index> {
     let fail = |findings: &mut Vec<Finding>, why: String| {
         findings.push(Finding::new("IX007", Severity::Error, why).file(path));
         None
     };
-    let text = match crate::regular::read_capped_text(path, crate::regular::INDEX_CAP) {
-        Ok(text) => text,
-        Err(err) => return fail(findings, format!("cannot read the sharding index: {err}")),
-    };
-    let value: serde_json::Value = match serde_json::from_str(&text) {
+    let value: serde_json::Value = match serde_json::from_str(text) {
         Ok(v) => v,
         Err(err) => return fail(findings, format!("sharding index is not valid JSON: {err}")),
     };

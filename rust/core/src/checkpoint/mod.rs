@@ -4,10 +4,12 @@
 mod changed;
 mod contain;
 mod index;
+mod listing;
 mod plan;
 mod resolve;
 
 pub use index::Index;
+pub use listing::Listing;
 pub use resolve::{resolve, FileSet};
 
 use crate::error::{Error, Result};
@@ -15,9 +17,11 @@ use crate::finding::{Finding, Severity};
 use crate::header::TensorEntry;
 use crate::shard::Shard;
 use rayon::prelude::*;
+use std::borrow::Cow;
 use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Where one logical tensor lives: `shards[shard].header.tensors[entry]`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,62 +74,45 @@ impl Checkpoint {
             }
             index::read_index(p, &mut findings)
         });
-        let plan = plan::plan_files(&file_set, index.as_ref());
-        findings.extend(file_set.findings.iter().cloned());
-        findings.extend(plan.findings.iter().cloned());
-        let opened: Vec<Result<Shard>> = plan.open.par_iter().map(|p| Shard::open(p)).collect();
-        let mut shards = Vec::with_capacity(opened.len());
-        for (shard, path) in opened.into_iter().zip(&plan.open) {
-            match shard {
-                Ok(shard) => shards.push(shard),
-                // A dangling HF-cache symlink or an unreadable shard is a finding, not a crash.
-                Err(err) => findings.push(
-                    Finding::new(
-                        "IX001",
-                        Severity::Error,
-                        format!("shard cannot be opened: {err}"),
-                    )
-                    .file(path.clone()),
-                ),
-            }
-        }
-        // With no shard to open, the missing or escaping shards are the findings (exit 1); only a
-        // checkpoint with nothing to report at all cannot be inspected.
-        let explained = findings
-            .iter()
-            .any(|f| f.code == "IX001" || f.code == "IX010")
-            || !plan.missing.is_empty();
-        if shards.is_empty() && !explained {
-            return Err(Error::InvalidCheckpoint {
-                path: path.to_owned(),
-                reason: "no .safetensors files to inspect".into(),
-            });
-        }
-        let mut st: Vec<Finding> = shards
-            .iter()
-            .flat_map(|s| s.findings.iter().cloned())
-            .collect();
-        st.append(&mut findings);
-        let mut findings = st;
-        if let Some(index) = &index {
-            index::reconcile(index, &shards, &plan, &mut findings);
-        } else if shards.len() > 1 {
-            findings.push(
-                Finding::new("IX008", Severity::Warning, format!("{} .safetensors files and no model.safetensors.index.json: loaders may pick one file or all", shards.len()))
-                    .file(file_set.root.clone()),
-            );
-        }
-        let tensors = logical_tensors(&shards, index.as_ref());
-        let config_text = read_config(&file_set, &mut findings);
-        Ok(Checkpoint {
-            path: path.to_owned(),
+        let config =
+            |file_set: &FileSet, findings: &mut Vec<Finding>| read_config(file_set, findings);
+        assemble(
+            path,
             file_set,
             index,
-            shards,
-            tensors,
-            config_text,
             findings,
-        })
+            &|p: &Path| p.exists(),
+            &|p: &Path| Shard::open(p),
+            &config,
+        )
+    }
+
+    /// Opens a checkpoint whose files are ranged sources (see [`Listing`]): the same planning,
+    /// header checks, reconciliation and findings as [`Checkpoint::open`] on a directory holding
+    /// those files, reading only the headers (two ranged reads per file, files in parallel).
+    pub fn open_listing(listing: Listing) -> Result<Checkpoint> {
+        let (file_set, sources) = listing::file_set(&listing);
+        let mut findings = Vec::new();
+        let index = listing.index.as_ref().and_then(|(name, text)| {
+            let path = listing.root.join(name);
+            listing::index(&path, text, &mut findings)
+        });
+        let config_text = listing.config.as_ref().map(|(_, text)| text.as_str());
+        let config = |file_set: &FileSet, findings: &mut Vec<Finding>| {
+            listing::config(file_set, config_text, findings)
+        };
+        assemble(
+            &listing.path,
+            file_set,
+            index,
+            findings,
+            &|p: &Path| sources.contains_key(p),
+            &|p: &Path| match sources.get(p) {
+                Some(source) => Shard::from_source(p, Arc::clone(source)),
+                None => Err(Error::NotFound { path: p.to_owned() }),
+            },
+            &config,
+        )
     }
 
     /// The header entry and shard of a logical tensor.
@@ -135,20 +122,105 @@ impl Checkpoint {
         Some((shard, shard.header.as_ref()?.tensors.get(loc.entry)?))
     }
 
-    /// The raw bytes of a tensor, or an error naming the file, tensor and offset.
-    pub fn tensor_bytes(&self, name: &str) -> Result<(&Shard, &TensorEntry, &[u8])> {
+    /// The raw bytes of a tensor (borrowed from the map, or read from a ranged source), or an
+    /// error naming the file, tensor and offset.
+    pub fn tensor_bytes(&self, name: &str) -> Result<(&Shard, &TensorEntry, Cow<'_, [u8]>)> {
         let (shard, entry) = self.entry(name).ok_or_else(|| Error::TensorNotFound {
             name: name.to_owned(),
             path: self.path.clone(),
         })?;
-        let bytes = shard.tensor_bytes(entry).ok_or_else(|| Error::TensorUnreadable {
-            name: name.to_owned(),
-            file: shard.path.clone(),
-            offset: shard.data_start().unwrap_or(0).saturating_add(entry.range.map_or(0, |r| r.0)),
-            reason: "its header entry is invalid or its data lies outside the file (see the ST findings)".into(),
-        })?;
+        let bytes = shard
+            .read_tensor(entry)
+            .map_err(|reason| Error::TensorUnreadable {
+                name: name.to_owned(),
+                file: shard.path.clone(),
+                offset: shard
+                    .data_start()
+                    .unwrap_or(0)
+                    .saturating_add(entry.range.map_or(0, |r| r.0)),
+                reason,
+            })?;
         Ok((shard, entry, bytes))
     }
+
+    /// True when `name` is a tensor whose bytes can be had (checked without reading them).
+    pub fn is_readable(&self, name: &str) -> bool {
+        self.entry(name).is_some_and(|(s, e)| s.is_readable(e))
+    }
+
+    /// True when any shard is a ranged source (its tensor bytes are read, not mapped).
+    pub fn is_ranged(&self) -> bool {
+        self.shards.iter().any(Shard::is_ranged)
+    }
+}
+
+/// The common part of opening: plans the files, opens the shards in parallel, reconciles the
+/// index and reads the config, in the same order of findings for every kind of file access.
+fn assemble(
+    path: &Path,
+    file_set: FileSet,
+    index: Option<Index>,
+    mut findings: Vec<Finding>,
+    exists: &(dyn Fn(&Path) -> bool + Sync),
+    open_shard: &(dyn Fn(&Path) -> Result<Shard> + Sync),
+    read_config: &dyn Fn(&FileSet, &mut Vec<Finding>) -> Option<String>,
+) -> Result<Checkpoint> {
+    let plan = plan::plan_files(&file_set, index.as_ref(), exists);
+    findings.extend(file_set.findings.iter().cloned());
+    findings.extend(plan.findings.iter().cloned());
+    let opened: Vec<Result<Shard>> = plan.open.par_iter().map(|p| open_shard(p)).collect();
+    let mut shards = Vec::with_capacity(opened.len());
+    for (shard, path) in opened.into_iter().zip(&plan.open) {
+        match shard {
+            Ok(shard) => shards.push(shard),
+            // A dangling HF-cache symlink or an unreadable shard is a finding, not a crash.
+            Err(err) => findings.push(
+                Finding::new(
+                    "IX001",
+                    Severity::Error,
+                    format!("shard cannot be opened: {err}"),
+                )
+                .file(path.clone()),
+            ),
+        }
+    }
+    // With no shard to open, the missing or escaping shards are the findings (exit 1); only a
+    // checkpoint with nothing to report at all cannot be inspected.
+    let explained = findings
+        .iter()
+        .any(|f| f.code == "IX001" || f.code == "IX010")
+        || !plan.missing.is_empty();
+    if shards.is_empty() && !explained {
+        return Err(Error::InvalidCheckpoint {
+            path: path.to_owned(),
+            reason: "no .safetensors files to inspect".into(),
+        });
+    }
+    let mut st: Vec<Finding> = shards
+        .iter()
+        .flat_map(|s| s.findings.iter().cloned())
+        .collect();
+    st.append(&mut findings);
+    let mut findings = st;
+    if let Some(index) = &index {
+        index::reconcile(index, &shards, &plan, &mut findings);
+    } else if shards.len() > 1 {
+        findings.push(
+            Finding::new("IX008", Severity::Warning, format!("{} .safetensors files and no model.safetensors.index.json: loaders may pick one file or all", shards.len()))
+                .file(file_set.root.clone()),
+        );
+    }
+    let tensors = logical_tensors(&shards, index.as_ref());
+    let config_text = read_config(&file_set, &mut findings);
+    Ok(Checkpoint {
+        path: path.to_owned(),
+        file_set,
+        index,
+        shards,
+        tensors,
+        config_text,
+        findings,
+    })
 }
 
 fn logical_tensors(shards: &[Shard], index: Option<&Index>) -> BTreeMap<String, TensorLocation> {

@@ -6,7 +6,7 @@ use super::index::{self, Index};
 use super::FileSet;
 use crate::finding::Finding;
 use std::collections::BTreeSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The outcome of planning.
 #[derive(Debug, Default)]
@@ -23,8 +23,13 @@ pub(super) struct Plan {
     pub findings: Vec<Finding>,
 }
 
-/// Plans the files to open. O(n log n) in the number of index entries and files.
-pub(super) fn plan_files(file_set: &FileSet, index: Option<&Index>) -> Plan {
+/// Plans the files to open; `exists` says whether a path names a file of the checkpoint. O(n log n)
+/// in the number of index entries and files.
+pub(super) fn plan_files(
+    file_set: &FileSet,
+    index: Option<&Index>,
+    exists: &dyn Fn(&Path) -> bool,
+) -> Plan {
     let Some(index) = index else {
         let mut plan = Plan::default();
         for path in &file_set.files {
@@ -52,7 +57,7 @@ pub(super) fn plan_files(file_set: &FileSet, index: Option<&Index>) -> Plan {
                 name,
             ));
             plan.escaped.insert(name.to_owned());
-        } else if path.exists() {
+        } else if exists(&path) {
             named.insert(path.clone());
             plan.open.push(path);
         } else {

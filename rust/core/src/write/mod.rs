@@ -104,7 +104,7 @@ fn copied_view<'a>(
         .and_then(|h| h.tensors.iter().find(|e| e.name == tensor.source_name))
         .ok_or_else(|| unreadable("no such tensor in this file"))?;
     let data = shard
-        .tensor_bytes(entry)
+        .mapped_tensor_bytes(entry)
         .ok_or_else(|| unreadable("its header entry or byte range is invalid"))?;
     let (Some(dtype), Some(shape)) = (entry.dtype, entry.shape.as_ref()) else {
         return Err(unreadable("unknown dtype or shape"));
