@@ -1,8 +1,8 @@
 """The package's import graph: acyclic, and every import runs down the layers.
 
 face (cli, the top-level API) -> commands (scan, validate, diff) -> rules -> layout (the drafter
-architecture) -> reader (Checkpoint, stats, vocab, configs) -> base (findings, errors, registry,
-html: the HTML pieces)
+architecture) -> reader (Checkpoint, stats, vocab, configs; and cluster/, its Ray-backed twin)
+-> base (findings, errors, registry, html: the HTML pieces)
 -> _native. `synthetic` (test and demo data) sits beside the reader and needs only the base.
 Every import counts: module level, inside functions and under `if TYPE_CHECKING:`.
 """
@@ -27,6 +27,7 @@ LAYERS = {
     "html": 1,
     "registry": 1,
     "reader": 2,
+    "cluster": 2,
     "synthetic": 2,
     "layout": 3,
     "rules": 4,

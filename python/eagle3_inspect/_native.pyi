@@ -32,12 +32,14 @@ class NativeCheckpoint:
     def from_sources(
         path: str,
         root: str,
-        files: Sequence[tuple[str, int, Callable[[int, int], bytes]]],
+        files: Sequence[tuple[str, int, Callable[[int, int], Any]]],
         index: tuple[str, str] | None = None,
         config: tuple[str, str] | None = None,
     ) -> NativeCheckpoint:
         """A checkpoint whose files are `(name, size, read)`; `read(offset, length)` returns
-        exactly `length` bytes or raises. Reads headers only (two reads per file, in parallel)."""
+        exactly `length` bytes (any bytes-like object) or raises (see `reader/source.py` for what
+        an exception becomes). Reads headers only (two reads per file, 8 files at once); Ctrl-C
+        stops further reads and raises once the reads in flight return."""
 
     @property
     def path(self) -> str: ...
@@ -114,6 +116,10 @@ def content_hashes(
     threads: int | None = None,
     progress: ProgressCallback | None = None,
 ) -> dict[str, str]: ...
+def _set_fetch_batch_bytes(bytes: int) -> int:
+    """Tests only: the most bytes of ranged tensor data a pass holds at once (0 = the default,
+    256 MiB); returns the previous limit."""
+
 def sum_words(
     checkpoint: NativeCheckpoint,
     names: Sequence[str] | None = None,

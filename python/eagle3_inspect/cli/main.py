@@ -14,8 +14,10 @@ from typing import Any
 import click
 
 from eagle3_inspect import __version__
+from eagle3_inspect.cli.audit import is_audit, run_audit
 from eagle3_inspect.cli.emit import emit_report, emit_rules
 from eagle3_inspect.cli.formats import FormatError, format_options, html_renderer, resolve_format
+from eagle3_inspect.cli.ray_options import audit_options, ray_options
 from eagle3_inspect.errors import InspectError
 from eagle3_inspect.reader.bulk import paused_gc
 from eagle3_inspect.reader.stats import MAX_THREADS
@@ -99,15 +101,17 @@ def main() -> None:
 
 
 @main.command()
-@click.argument("path", type=click.Path(path_type=str))
+@click.argument("paths", nargs=-1, type=click.Path(path_type=str))
 @format_options("eagle3-inspect/scan/1")
 @click.option("--filter", "pattern", metavar="GLOB", help="Only tensors whose name matches GLOB.")
 @click.option("--stats", "with_stats", is_flag=True, help="Per-tensor statistics (reads all data).")
 @click.option("--hash", "with_hash", is_flag=True, help="Content hash per tensor (xxh3-128 tree).")
 @click.option("--threads", type=THREADS, help="Worker threads (default: all cores).")
+@ray_options
+@audit_options
 @guarded
 def scan(
-    path: str,
+    paths: tuple[str, ...],
     output_format: str | None,
     as_json: bool,
     html_file: str | None,
@@ -115,14 +119,28 @@ def scan(
     with_stats: bool,
     with_hash: bool,
     threads: int | None,
+    ray: str | None,
+    ray_path_map: tuple[str, ...],
+    from_file: str | None,
+    resume: str | None,
 ) -> int:
-    """List files, tensors, dtype totals, metadata and ST/IX findings of PATH."""
+    """List files, tensors, dtype totals, metadata and ST/IX findings of PATH.
+
+    Several PATHs, a quoted glob, --from-file or --resume scan many checkpoints: one JSON report
+    per line as each finishes, then a summary line (--format jsonl)."""
     from eagle3_inspect.commands.scan import scan as run_scan
 
+    if is_audit(paths, from_file, resume):
+        fmt = resolve_format(output_format or "jsonl", as_json)
+        options = {"filter": pattern, "stats": with_stats, "hashes": with_hash, "threads": threads}
+        cluster = {"ray": ray, "ray_path_map": ray_path_map, "html_file": html_file}
+        return run_audit(paths, fmt, from_file, resume, **cluster, **options)
     fmt = choose_format(output_format, as_json, html_file)
     with progress_for("stats", fmt) as progress:
         report = run_scan(
-            path,
+            paths[0],
+            ray=ray,
+            ray_path_map=ray_path_map,
             filter=pattern,
             stats=with_stats,
             hashes=with_hash,
@@ -184,6 +202,7 @@ def rules(code: str | None, output_format: str | None, as_json: bool) -> int:
 )
 @click.option("--no-stats", is_flag=True, help="Skip the statistics pass (NUM rules).")
 @click.option("--threads", type=THREADS, help="Worker threads for the stats pass.")
+@ray_options
 @guarded
 def validate(
     path: str,
@@ -195,6 +214,8 @@ def validate(
     fail_on: str,
     no_stats: bool,
     threads: int | None,
+    ray: str | None,
+    ray_path_map: tuple[str, ...],
 ) -> int:
     """Check an EAGLE-3 drafter: file structure, architecture, config, d2t/t2d, values, and
     (with --engine / --target) what an engine would silently do with it."""
@@ -210,6 +231,8 @@ def validate(
             fail_on=fail_on,
             threads=threads,
             progress=progress,
+            ray=ray,
+            ray_path_map=ray_path_map,
         )
     emit_report("validate", report, fmt, html_file)
     return EXIT_CLEAN if report.ok else EXIT_FINDINGS
@@ -304,6 +327,7 @@ def demo(out: str | None) -> int:
 @click.option("--no-renames", is_flag=True, help="Report renamed tensors as removed + added.")
 @click.option("--filter", "pattern", metavar="GLOB", help="Only tensors whose name matches GLOB.")
 @click.option("--threads", type=THREADS, help="Worker threads (default: all cores).")
+@ray_options
 @guarded
 def diff_command(
     a: str,
@@ -317,6 +341,8 @@ def diff_command(
     no_renames: bool,
     pattern: str | None,
     threads: int | None,
+    ray: str | None,
+    ray_path_map: tuple[str, ...],
 ) -> int:
     """Compare checkpoints A and B: structure, values, metadata, config and vocab mapping.
 
@@ -337,6 +363,8 @@ def diff_command(
             filter=pattern,
             threads=threads,
             progress=progress,
+            ray=ray,
+            ray_path_map=ray_path_map,
         )
     emit_report("diff", report, fmt, html_file)
     return EXIT_CLEAN if report.ok else EXIT_FINDINGS

@@ -8,10 +8,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from eagle3_inspect.commands.on_cluster import PathMap, RayOption, cluster_section, open_any
 from eagle3_inspect.findings import Finding, count_by_severity
 from eagle3_inspect.jsontext import EncodedRecords
 from eagle3_inspect.reader.checkpoint import Checkpoint
-from eagle3_inspect.reader.opening import open_checkpoint
 from eagle3_inspect.reader.remote import remote_section, traffic_of
 from eagle3_inspect.reader.stats import ProgressCallback, TensorStats
 from eagle3_inspect.reader.tensorinfo import TensorInfo
@@ -28,6 +28,8 @@ class ScanReport:
     findings: list[Finding]
     filter: str | None = None
     stats: dict[str, TensorStats] | None = field(default=None)
+    # With `ray=`: the nodes used, bytes read and time per node (the only field a local run lacks).
+    cluster: dict[str, Any] | None = field(default=None)
 
     @property
     def ok(self) -> bool:
@@ -88,7 +90,7 @@ class ScanReport:
             if stream
             else [f.to_dict() for f in self.findings]
         )
-        return {
+        doc = {
             "schema": SCHEMA,
             "path": ckpt.path,
             "root": ckpt.root,
@@ -110,6 +112,9 @@ class ScanReport:
             "summary": self.summary(),
             **self.remote(),
         }
+        if self.cluster is not None:
+            doc["cluster"] = self.cluster
+        return doc
 
     def remote(self) -> dict[str, Any]:
         """`{"remote": {...}}` (bytes fetched, requests) when the checkpoint is remote, else {}:
@@ -133,10 +138,13 @@ def scan(
     hashes: bool = False,
     threads: int | None = None,
     progress: ProgressCallback | None = None,
+    ray: RayOption | None = None,
+    ray_path_map: PathMap = None,
 ) -> ScanReport:
     """Opens `path` (or takes an open Checkpoint) and lists it. Reads headers only, unless
-    `stats` (or `hashes`) asks for a pass over the tensor data."""
-    ckpt = open_checkpoint(path)
+    `stats` (or `hashes`) asks for a pass over the tensor data. With `ray` (an address, "auto",
+    or a ClusterSession) the files are read on the Ray nodes that hold them (`cluster/`)."""
+    ckpt = open_any(path, ray, ray_path_map)
     tensors = select(ckpt.tensors, filter)
     report = ScanReport(ckpt, tensors, list(ckpt.findings), filter)
     if stats or hashes:
@@ -144,4 +152,5 @@ def scan(
         before = len(ckpt.findings)
         report.stats = ckpt.stats(readable, hashes=hashes, threads=threads, progress=progress)
         report.findings.extend(ckpt.findings[before:])  # IX011 from the data pass
+    report.cluster = cluster_section(ckpt)
     return report

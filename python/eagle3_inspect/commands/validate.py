@@ -10,6 +10,7 @@ import os
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from eagle3_inspect.commands.on_cluster import PathMap, RayOption, cluster_section, open_any
 from eagle3_inspect.findings import RANK_OF_VALUE, Finding, Severity, count_by_severity
 from eagle3_inspect.jsontext import EncodedRecords
 from eagle3_inspect.layout import Layout, detect_layout
@@ -43,6 +44,8 @@ class Report:
     vocab: VocabMapping | None = None
     fail_on: Severity = Severity.ERROR
     checkpoint: Checkpoint | None = field(default=None, repr=False)
+    # With `ray=`: the nodes used, bytes read and time per node (the only field a local run lacks).
+    cluster: dict[str, Any] | None = None
 
     @property
     def summary(self) -> dict[str, int]:
@@ -71,7 +74,7 @@ class Report:
             if stream
             else [f.to_dict() for f in self.findings]
         )
-        return {
+        doc = {
             "schema": SCHEMA,
             "path": self.path,
             "ok": self.ok,
@@ -84,6 +87,9 @@ class Report:
             "summary": self.summary,
             **self.remote(),
         }
+        if self.cluster is not None:
+            doc["cluster"] = self.cluster
+        return doc
 
     def remote(self) -> dict[str, Any]:
         """`{"remote": {...}}` over the drafter and the target when either is remote, else {}."""
@@ -117,12 +123,18 @@ def validate(
     fail_on: str | Severity = Severity.ERROR,
     threads: int | None = None,
     progress: ProgressCallback | None = None,
+    ray: RayOption | None = None,
+    ray_path_map: PathMap = None,
 ) -> Report:
     """Validates the drafter at `path`. `engine` is "sglang", "vllm@0.20", "all", ...;
     `target` a target model directory, config.json or index, or an `hf://` / `http(s)://` path
-    (headers and config only). `path` may be remote too (see `reader/remote`)."""
+    (headers and config only). `path` may be remote too (see `reader/remote`). With `ray` the
+    drafter's files are read on the Ray nodes that hold them (the target on this machine)."""
     with paused_gc():  # a finding per tensor of a large header: see reader/bulk.py
-        return _validate(path, engine, target, stats, fail_on, threads, progress)
+        ckpt = open_any(path, ray, ray_path_map)
+        report = _validate(ckpt, engine, target, stats, fail_on, threads, progress)
+        report.cluster = cluster_section(ckpt)
+        return report
 
 
 def _validate(
@@ -160,9 +172,11 @@ def _validate(
         findings = [f for f in findings if f.code not in SUPERSEDED_BY_ENGINES]
     if stats:
         names = [n for n, t in ckpt.tensors.items() if t.is_float and n not in ckpt.unreadable]
+        before = len(ckpt.findings)
         findings += check_numbers(
             ckpt.tensors, ckpt.stats(names, threads=threads, progress=progress)
         )
+        findings += ckpt.findings[before:]  # met by the data pass (IX011, or IX001 on a cluster)
     return Report(
         path=ckpt.path,
         layout=layout,

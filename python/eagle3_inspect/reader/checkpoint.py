@@ -164,12 +164,14 @@ class Checkpoint:
         return [f for f in self.findings if f.severity is Severity.ERROR]
 
     def raw_bytes(self, name: str) -> memoryview:
-        """The tensor's bytes as a read-only memoryview of the map (no copy)."""
+        """The tensor's bytes as a read-only memoryview of the map (no copy); for a checkpoint
+        opened with `from_source`, of the bytes read once for this call."""
         return memoryview(self._native.buffer(name))
 
     def tensor(self, name: str) -> np.ndarray:
         """The tensor as a numpy array: a zero-copy read-only view of the map where numpy has the
-        dtype (bf16 / fp8 through ml_dtypes); an unpacked copy for the packed F4 / F6 types.
+        dtype (bf16 / fp8 through ml_dtypes); an unpacked copy for the packed F4 / F6 types. For a
+        checkpoint opened with `from_source` the view is over the bytes read once for this call.
 
         If another process truncates the file while a view is alive, the view's bytes past the new
         end read as zeros (never SIGBUS), and `stats()` over the tensor reports IX011."""

@@ -20,6 +20,10 @@ def content_hashes(
     progress: ProgressCallback | None = None,
 ) -> dict[str, str]:
     """`{name: xxh3-128 tree hash}` of the readable tensors `names`."""
+    # A checkpoint whose bytes live on other machines (cluster/) hashes them where they are.
+    remote = getattr(ckpt, "remote_content_hashes", None)
+    if remote is not None:
+        return remote(list(names), threads=threads, progress=progress)
     return _native.content_hashes(ckpt._native, list(names), threads=threads, progress=progress)
 
 
@@ -27,7 +31,15 @@ def diff_pairs(
     a: Checkpoint, b: Checkpoint, pairs: Sequence[tuple[str, str]], **options: Any
 ) -> list[dict[str, Any]]:
     """One metrics dict per (name in A, name in B) pair, in order (see `_native.diff_pairs`)."""
-    return _native.diff_pairs(a._native, b._native, list(pairs), **options)
+
+    def local(chosen: list[tuple[str, str]], **opts: Any) -> list[dict[str, Any]]:
+        return _native.diff_pairs(a._native, b._native, chosen, **opts)
+
+    # Checkpoints whose bytes live on other machines (cluster/) compare where the bytes are.
+    remote = getattr(a, "remote_diff_pairs", None)
+    if remote is not None:
+        return remote(b, list(pairs), local, **options)
+    return local(list(pairs), **options)
 
 
 def vocab_analysis(

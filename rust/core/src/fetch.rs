@@ -9,9 +9,22 @@ use crate::{Checkpoint, Result};
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The most bytes of ranged tensor data one pass holds at once (a larger tensor is read alone).
 pub const FETCH_BATCH_BYTES: u64 = 256 << 20;
+
+/// The batch limit in force: [`FETCH_BATCH_BYTES`] unless a test lowered it.
+static BATCH_LIMIT: AtomicU64 = AtomicU64::new(FETCH_BATCH_BYTES);
+
+/// Sets the batch limit for every later pass in the process and returns the previous one (0
+/// restores [`FETCH_BATCH_BYTES`]). For tests only: they prove the memory bound on a few MiB
+/// instead of several times 256 MiB.
+#[doc(hidden)]
+pub fn set_batch_limit_for_tests(bytes: u64) -> u64 {
+    let bytes = if bytes == 0 { FETCH_BATCH_BYTES } else { bytes };
+    BATCH_LIMIT.swap(bytes, Ordering::Relaxed)
+}
 
 /// Concurrent ranged reads when the caller does not choose: reads wait on the network, not on
 /// the cores, so more are in flight than there are cores.
@@ -50,7 +63,7 @@ impl Progress for CancelOnly<'_> {
 /// Runs `work` over the bytes of `items` (`(checkpoint, tensor name)`), in item order, grouped
 /// `group` items at a time (a batch never splits a group: diff's pairs are groups of two), and
 /// concatenates its outputs. All in one batch when nothing is ranged; otherwise batches of at
-/// most [`FETCH_BATCH_BYTES`], each read on `threads` threads (default [`FETCH_THREADS`]) before
+/// most [`FETCH_BATCH_BYTES`] (a tensor larger than that alone), each read on `threads` threads (default [`FETCH_THREADS`]) before
 /// its work runs.
 pub fn for_each_batch<'c, R>(
     items: &[(&'c Checkpoint, &str)],
@@ -80,7 +93,8 @@ pub fn for_each_batch<'c, R>(
     let sizes: Vec<u64> = items.iter().map(|(c, n)| declared_len(c, n)).collect();
     // One pool for the whole pass: a pool per batch would start and retire threads per batch.
     let pool = crate::pool::build_pool(threads.unwrap_or(FETCH_THREADS))?;
-    for range in batches(&sizes, group.max(1), FETCH_BATCH_BYTES) {
+    let limit = BATCH_LIMIT.load(Ordering::Relaxed);
+    for range in batches(&sizes, group.max(1), limit) {
         let fetched = pool.install(|| {
             items[range.clone()]
                 .par_iter()

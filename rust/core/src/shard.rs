@@ -5,6 +5,7 @@ use crate::error::{Error, Result};
 use crate::finding::Finding;
 use crate::guard::Guard;
 use crate::header::{read_header, Header, TensorEntry};
+use crate::progress::Progress;
 use crate::regular::open_regular;
 use crate::source::{read_exact, RangeSource};
 use memmap2::Mmap;
@@ -73,19 +74,29 @@ impl Shard {
 
     /// Builds the shard named `path` on a ranged `source`: reads the 8-byte length prefix, then
     /// the header when the prefix passes the cap and fits the file (two reads), and validates it
-    /// exactly as for a mapped file. A failed read is an error (the caller makes it a finding).
-    pub fn from_source(path: &Path, source: Arc<dyn RangeSource>) -> Result<Shard> {
+    /// exactly as for a mapped file. A failed read is an error (the caller makes it a finding);
+    /// once `progress` is cancelled no further read is issued ([`Error::Cancelled`]).
+    pub fn from_source(
+        path: &Path,
+        source: Arc<dyn RangeSource>,
+        progress: &dyn Progress,
+    ) -> Result<Shard> {
         let file_len = source.len();
         let unreadable = |reason: String| Error::InvalidCheckpoint {
             path: path.to_owned(),
             reason,
         };
-        let mut prefix = read_exact(&*source, 0, usize::try_from(file_len.min(8)).unwrap_or(8))
-            .map_err(unreadable)?;
+        let read = |offset: u64, len: usize| {
+            if progress.is_cancelled() {
+                return Err(Error::Cancelled);
+            }
+            read_exact(&*source, offset, len).map_err(unreadable)
+        };
+        let mut prefix = read(0, usize::try_from(file_len.min(8)).unwrap_or(8))?;
         if let Some(end) = header_end(&prefix, file_len) {
             let rest =
                 usize::try_from(end - 8).map_err(|_| unreadable("header too large".into()))?;
-            prefix.extend(read_exact(&*source, 8, rest).map_err(unreadable)?);
+            prefix.extend(read(8, rest)?);
         }
         let mut shard = Shard {
             path: path.to_owned(),

@@ -4,7 +4,7 @@
 use crate::buffer::TensorBuffer;
 use crate::convert::{finding_dict, path_str, Record};
 use crate::errors::NativeResult;
-use crate::source::{open_sources, ListedFile};
+use crate::source::{open_sources, reraise, ListedFile, Readers};
 use eagle3_inspect_core::Checkpoint;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
@@ -17,6 +17,8 @@ use std::sync::Arc;
 #[pyclass(frozen, module = "eagle3_inspect._native", name = "NativeCheckpoint")]
 pub struct NativeCheckpoint {
     pub(crate) inner: Arc<Checkpoint>,
+    /// For a checkpoint of Python readers: what they share (see `source.rs`).
+    pub(crate) readers: Option<Arc<Readers>>,
 }
 
 #[pymethods]
@@ -27,6 +29,7 @@ impl NativeCheckpoint {
         let inner = py.detach(|| Checkpoint::open(&path))?;
         Ok(NativeCheckpoint {
             inner: Arc::new(inner),
+            readers: None,
         })
     }
 
@@ -42,7 +45,7 @@ impl NativeCheckpoint {
         files: Vec<ListedFile>,
         index: Option<(String, String)>,
         config: Option<(String, String)>,
-    ) -> NativeResult<Self> {
+    ) -> PyResult<Self> {
         open_sources(py, path, root, files, index, config)
     }
 
@@ -175,12 +178,13 @@ impl NativeCheckpoint {
 
     /// A zero-copy read-only buffer over a tensor's bytes.
     /// For a ranged source the bytes are read now (GIL released) and the buffer owns them.
-    fn buffer(&self, py: Python<'_>, name: &str) -> NativeResult<TensorBuffer> {
+    fn buffer(&self, py: Python<'_>, name: &str) -> PyResult<TensorBuffer> {
         let ckpt = &*self.inner;
-        let read = py.detach(|| -> eagle3_inspect_core::Result<Option<Vec<u8>>> {
+        let read = py.detach(|| -> NativeResult<Option<Vec<u8>>> {
             let (shard, _, data) = ckpt.tensor_bytes(name)?;
             Ok(shard.is_ranged().then(|| data.into_owned()))
-        })?;
+        });
+        let read = reraise(&[self], read.map_err(PyErr::from))?;
         Ok(TensorBuffer::new(
             Arc::clone(&self.inner),
             name.to_owned(),

@@ -6,6 +6,7 @@ use crate::checkpoint::NativeCheckpoint;
 use crate::convert::Record;
 use crate::errors::NativeError;
 use crate::progress::run_with_progress;
+use crate::source::reraise;
 use eagle3_inspect_core::diff::{self, DiffOptions, PairDiff, PairSide, PairTask};
 use eagle3_inspect_core::fetch::{for_each_batch, Fetched};
 use eagle3_inspect_core::{Checkpoint, Dtype, Error};
@@ -97,7 +98,8 @@ pub fn diff_pairs<'py>(
             };
             diff::compare_pairs(&tasks, &opts, context.progress)
         })
-    })?;
+    });
+    let results = reraise(&[a, b], results)?;
     let out = PyList::empty(py);
     for d in &results {
         out.append(diff_dict(py, d)?)?;
@@ -133,7 +135,8 @@ pub fn content_hashes<'py>(
             let data: Vec<&[u8]> = fetched.iter().map(|f| &*f.data).collect();
             diff::content_hashes(&data, threads, context.mapped, context.progress)
         })
-    })?;
+    });
+    let hashes = reraise(&[checkpoint], hashes)?;
     let out = PyDict::new(py);
     for (name, hash) in names.iter().zip(hashes) {
         out.set_item(name, format!("{hash:032x}"))?;

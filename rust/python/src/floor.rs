@@ -2,7 +2,10 @@
 
 use crate::checkpoint::NativeCheckpoint;
 use crate::errors::NativeError;
+use crate::source::reraise;
+use eagle3_inspect_core::fetch::for_each_batch;
 use eagle3_inspect_core::floor::{self, FloorOptions};
+use eagle3_inspect_core::NoProgress;
 use pyo3::prelude::*;
 
 /// The wrapping sum of the little-endian u64 words of the named readable tensors' bytes (all
@@ -20,16 +23,19 @@ pub fn sum_words(
 ) -> PyResult<u64> {
     let ckpt = &*checkpoint.inner;
     let names = checkpoint.names_or_readable(names);
-    let mut buffers = Vec::with_capacity(names.len());
-    for name in &names {
-        let (_, _, data) = ckpt.tensor_bytes(name).map_err(NativeError)?;
-        buffers.push(data);
-    }
-    let slices: Vec<&[u8]> = buffers.iter().map(|b| &**b).collect();
-    let opts = FloorOptions {
-        threads,
-        release_pages: release_pages && !ckpt.is_ranged(),
-    };
-    let sum = py.detach(|| floor::sum_words(&slices, &opts));
-    Ok(sum.map_err(NativeError)?)
+    let items: Vec<_> = names.iter().map(|n| (ckpt, n.as_str())).collect();
+    // Through the batched fetch, so a ranged checkpoint is never held in memory whole; the
+    // wrapping sum of the batches' sums is the sum over all of them.
+    let sums = py.detach(|| {
+        for_each_batch(&items, 1, threads, &NoProgress, |_, fetched, context| {
+            let slices: Vec<&[u8]> = fetched.iter().map(|f| &*f.data).collect();
+            let opts = FloorOptions {
+                threads,
+                release_pages: release_pages && context.mapped,
+            };
+            floor::sum_words(&slices, &opts).map(|sum| vec![sum])
+        })
+    });
+    let sums = reraise(&[checkpoint], sums.map_err(|e| NativeError(e).into()))?;
+    Ok(sums.into_iter().fold(0, u64::wrapping_add))
 }

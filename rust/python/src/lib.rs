@@ -43,6 +43,8 @@ mod _native {
     #[pymodule_export]
     const MAX_THREADS: usize = eagle3_inspect_core::pool::MAX_THREADS;
     #[pymodule_export]
+    use crate::source::_set_fetch_batch_bytes;
+    #[pymodule_export]
     use crate::stats::tensor_stats;
     #[pymodule_export]
     use crate::vocab::{compare_vocab, vocab_mapping};

@@ -5,6 +5,7 @@ use crate::checkpoint::NativeCheckpoint;
 use crate::convert::Record;
 use crate::errors::NativeError;
 use crate::progress::run_with_progress;
+use crate::source::reraise;
 use eagle3_inspect_core::fetch::for_each_batch;
 use eagle3_inspect_core::stats::{compute_stats, StatsOptions, StatsTask, TensorStats};
 use eagle3_inspect_core::{Dtype, Error};
@@ -96,6 +97,7 @@ pub fn tensor_stats<'py>(
             };
             compute_stats(&tasks, &opts, context.progress)
         })
-    })?;
+    });
+    let results = reraise(&[checkpoint], results)?;
     stats_columns(py, &names, &results)
 }

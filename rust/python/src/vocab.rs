@@ -4,6 +4,7 @@
 use crate::checkpoint::NativeCheckpoint;
 use crate::convert::json_value;
 use crate::errors::NativeError;
+use crate::source::reraise;
 use eagle3_inspect_core::fetch::Fetched;
 use eagle3_inspect_core::vocab::{
     analyze_vocab, compare_mappings, RawTensor, VocabAnalysis, VocabInputs,
@@ -70,7 +71,8 @@ pub fn vocab_mapping<'py>(
     t2d: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
     let ckpt = &*checkpoint.inner;
-    let value = py.detach(|| to_value(&analyze(ckpt, draft_vocab, target_vocab, d2t, t2d)?))?;
+    let value = py.detach(|| to_value(&analyze(ckpt, draft_vocab, target_vocab, d2t, t2d)?));
+    let value = reraise(&[checkpoint], value.map_err(PyErr::from))?;
     json_value(py, &value)
 }
 
@@ -95,6 +97,7 @@ pub fn compare_vocab<'py>(
         let right = analyze(cb, vocab_b.0, vocab_b.1, &names_b.0, &names_b.1)?;
         let comparison = compare_mappings(&left, &right);
         to_value(&serde_json::json!({"a": left, "b": right, "comparison": comparison}))
-    })?;
+    });
+    let value = reraise(&[a, b], value.map_err(PyErr::from))?;
     json_value(py, &value)
 }

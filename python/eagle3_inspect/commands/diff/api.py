@@ -11,16 +11,12 @@ from eagle3_inspect.commands.diff.config import config_diff, key_path_diff
 from eagle3_inspect.commands.diff.match import Matching, match_names, select
 from eagle3_inspect.commands.diff.report import DiffReport, PairResult
 from eagle3_inspect.commands.diff.vocab import compare_vocab
+from eagle3_inspect.commands.on_cluster import PathMap, RayOption, open_any, session_for
 from eagle3_inspect.reader.checkpoint import Checkpoint
 from eagle3_inspect.reader.compare import content_hashes, diff_pairs
-from eagle3_inspect.reader.opening import open_checkpoint
 from eagle3_inspect.reader.stats import ProgressCallback
 
 PathOrCheckpoint = str | os.PathLike[str] | Checkpoint
-
-
-def _open(path: PathOrCheckpoint) -> Checkpoint:
-    return open_checkpoint(path)
 
 
 def _all_names(ckpt: Checkpoint) -> set[str]:
@@ -52,6 +48,8 @@ def diff(
     filter: str | None = None,
     threads: int | None = None,
     progress: ProgressCallback | None = None,
+    ray: RayOption | None = None,
+    ray_path_map: PathMap = None,
 ) -> DiffReport:
     """Compares checkpoint `a` with `b` (each a file, sharded directory, HF cache snapshot, an
     `hf://` model or `http(s)://` URL, or an open Checkpoint). Tensors match by logical name,
@@ -76,7 +74,8 @@ def diff(
     for what, value in (("rtol", rtol), ("atol", atol)):
         if value is not None and not value >= 0:
             raise ValueError(f"{what} must be >= 0, got {value}")
-    ca, cb = _open(a), _open(b)
+    session = session_for(ray, ray_path_map)
+    ca, cb = open_any(a, session, ray_path_map), open_any(b, session, ray_path_map)
     names_a = select(_all_names(ca), filter)
     names_b = select(_all_names(cb), filter)
 

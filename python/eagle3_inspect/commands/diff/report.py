@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from eagle3_inspect.commands.diff.config import is_empty
 from eagle3_inspect.commands.diff.match import Matching
+from eagle3_inspect.commands.on_cluster import cluster_section
 from eagle3_inspect.reader.remote import remote_section, traffic_of
 
 if TYPE_CHECKING:
@@ -167,7 +168,7 @@ class DiffReport:
         return fragment(diff_view(self, plots=plots_available()))
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        doc = {
             "schema": SCHEMA,
             "a": self.a.path,
             "b": self.b.path,
@@ -193,6 +194,11 @@ class DiffReport:
             "notes": list(self.notes),
             **self.remote(),
         }
+        # With `ray=`: what the cluster's nodes did for each side (a local run has no such key).
+        sides = {"a": cluster_section(self.a), "b": cluster_section(self.b)}
+        if sides["a"] is not None or sides["b"] is not None:
+            doc["cluster"] = sides
+        return doc
 
     def remote(self) -> dict[str, Any]:
         """`{"remote": {...}}` with totals and one source per remote side (`side`: "a" / "b"),

@@ -166,6 +166,45 @@ mod tests {
     }
 
     #[test]
+    fn a_cancelled_open_reads_nothing_and_says_so() {
+        #[derive(Debug, Default)]
+        struct Counting(std::sync::atomic::AtomicUsize);
+        impl RangeSource for Counting {
+            fn len(&self) -> u64 {
+                16
+            }
+            fn read_at(&self, _offset: u64, len: usize) -> Result<Vec<u8>, String> {
+                self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                Ok(vec![0; len])
+            }
+        }
+        let source = Arc::new(Counting::default());
+        let files: Vec<(String, Arc<dyn RangeSource>)> = (0..4)
+            .map(|i| {
+                (
+                    format!("m{i}.safetensors"),
+                    source.clone() as Arc<dyn RangeSource>,
+                )
+            })
+            .collect();
+        let root = Path::new("/remote").to_owned();
+        let listing = Listing {
+            path: root.clone(),
+            root,
+            files,
+            index: None,
+            config: None,
+        };
+        let progress = crate::AtomicProgress::default();
+        progress.cancel();
+        let opened = Checkpoint::open_listing_with(listing.clone(), Some(2), &progress);
+        assert!(matches!(opened, Err(crate::Error::Cancelled)), "{opened:?}");
+        assert_eq!(source.0.load(std::sync::atomic::Ordering::Relaxed), 0);
+        assert!(Checkpoint::open_listing(listing).is_ok());
+        assert_eq!(source.0.load(std::sync::atomic::Ordering::Relaxed), 4);
+    }
+
+    #[test]
     fn texts_over_the_caps_are_findings_not_reads() {
         let dir = tempfile::tempdir().unwrap();
         write_shard(&dir.path().join("model.safetensors"), "a", 1.0);

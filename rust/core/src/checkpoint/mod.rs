@@ -15,6 +15,7 @@ pub use resolve::{resolve, FileSet};
 use crate::error::{Error, Result};
 use crate::finding::{Finding, Severity};
 use crate::header::TensorEntry;
+use crate::progress::{NoProgress, Progress};
 use crate::shard::Shard;
 use rayon::prelude::*;
 use std::borrow::Cow;
@@ -91,6 +92,27 @@ impl Checkpoint {
     /// header checks, reconciliation and findings as [`Checkpoint::open`] on a directory holding
     /// those files, reading only the headers (two ranged reads per file, files in parallel).
     pub fn open_listing(listing: Listing) -> Result<Checkpoint> {
+        Checkpoint::open_listing_with(listing, None, &NoProgress)
+    }
+
+    /// [`Checkpoint::open_listing`] with the header reads issued from `threads` worker threads
+    /// (default [`crate::fetch::FETCH_THREADS`]: they wait on the network, not the cores), and
+    /// no read started once `progress` is cancelled ([`Error::Cancelled`] when it was).
+    pub fn open_listing_with(
+        listing: Listing,
+        threads: Option<usize>,
+        progress: &dyn Progress,
+    ) -> Result<Checkpoint> {
+        let threads = Some(threads.unwrap_or(crate::fetch::FETCH_THREADS));
+        let opened =
+            crate::pool::run_with_threads(threads, || Self::assemble_listing(listing, progress))?;
+        if progress.is_cancelled() {
+            return Err(Error::Cancelled);
+        }
+        Ok(opened)
+    }
+
+    fn assemble_listing(listing: Listing, progress: &dyn Progress) -> Result<Checkpoint> {
         let (file_set, sources) = listing::file_set(&listing);
         let mut findings = Vec::new();
         let index = listing.index.as_ref().and_then(|(name, text)| {
@@ -108,7 +130,7 @@ impl Checkpoint {
             findings,
             &|p: &Path| sources.contains_key(p),
             &|p: &Path| match sources.get(p) {
-                Some(source) => Shard::from_source(p, Arc::clone(source)),
+                Some(source) => Shard::from_source(p, Arc::clone(source), progress),
                 None => Err(Error::NotFound { path: p.to_owned() }),
             },
             &config,

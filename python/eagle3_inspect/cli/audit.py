@@ -1,0 +1,64 @@
+"""`scan` of many checkpoints: JSON Lines on stdout (or appended to `--resume OUT.jsonl`), one
+scan report per checkpoint as each finishes, then the summary line."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from eagle3_inspect.cli.json_stream import encode_record
+
+
+def is_audit(paths: tuple[str, ...], from_file: str | None, resume: str | None) -> bool:
+    """Many checkpoints: several paths, a glob, a list file or a resume file."""
+    from eagle3_inspect.commands.audit import GLOB_CHARS
+
+    return (
+        len(paths) != 1
+        or from_file is not None
+        or resume is not None
+        or bool(GLOB_CHARS & set(paths[0]))
+    )
+
+
+def run_audit(
+    paths: tuple[str, ...],
+    fmt: str,
+    from_file: str | None,
+    resume: str | None,
+    **options: Any,
+) -> int:
+    """Scans every checkpoint; exit 0 when all are clean, 1 when any has errors or failed."""
+    from eagle3_inspect.commands.audit import already_done, audit, expand
+
+    if fmt != "jsonl":
+        raise click.UsageError("several checkpoints are written as JSON Lines: use --format jsonl")
+    if options.pop("html_file", None) is not None:
+        raise click.UsageError("--html takes one checkpoint; several are written as JSON Lines")
+    todo = expand(paths, from_file)
+    if not todo:
+        raise click.UsageError("no checkpoint to scan: give PATH... or --from-file LIST")
+    skip = already_done(resume) if resume is not None else set()
+    out = open(resume, "a+", encoding="utf-8") if resume is not None else None  # noqa: SIM115
+    if out is not None and out.tell() > 0:
+        out.seek(out.tell() - 1)
+        if out.read(1) != "\n":
+            out.write("\n")  # a line torn by an interrupted run stays on its own line
+    try:
+
+        def emit(record: dict[str, Any]) -> None:
+            line = encode_record(record) + "\n"
+            if out is None:
+                sys.stdout.write(line)
+                sys.stdout.flush()
+            else:
+                out.write(line)
+                out.flush()
+
+        summary = audit(todo, emit, skip=skip, **options)
+    finally:
+        if out is not None:
+            out.close()
+    return 0 if summary["with_errors"] == 0 and summary["failed"] == 0 else 1

@@ -1,0 +1,110 @@
+"""The work that runs on a node, next to the bytes: discovery, reads of byte ranges, and the
+per-shard statistics and hashes through the same reader a local run uses. Plain functions that
+return plain data; `session.py` wraps them in Ray tasks pinned to a node."""
+
+from __future__ import annotations
+
+import functools
+import os
+import time
+from typing import Any
+
+from eagle3_inspect.cluster.discover import discover
+
+
+def node_discover(local_paths: list[str], whole_cap: int) -> list[dict[str, Any]]:
+    """`discover()` of each path on this node (one task for a batch of checkpoints)."""
+    return [discover(p, whole_cap) for p in local_paths]
+
+
+def node_pread(path: str, offset: int, length: int) -> bytes:
+    """Exactly `length` bytes of the local file `path` from `offset`, or OSError."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        data = os.pread(fd, length, offset)
+    finally:
+        os.close(fd)
+    if len(data) != length:
+        raise OSError(f"{path}: short read: {len(data)} of {length} bytes at offset {offset}")
+    return data
+
+
+def node_shard_stats(
+    pieces: list[tuple[str, list[str]]], hashes: bool, stats: bool, threads: int | None
+) -> dict[str, Any]:
+    """Statistics (or, without `stats`, content hashes only) of the tensors of local shards: each
+    piece is (shard path, tensor names)."""
+    start = time.perf_counter()
+    merged: dict[str, Any] = {"results": {}, "changed": [], "bytes": 0}
+    for path, names in pieces:
+        found = _shard_stats(path, names, hashes, stats, threads)
+        merged["results"].update(found["results"])
+        merged["changed"] += found["changed"]
+        merged["bytes"] += found["bytes"]
+    merged["seconds"] = time.perf_counter() - start
+    return merged
+
+
+def _shard_stats(
+    path: str, names: list[str], hashes: bool, stats: bool, threads: int | None
+) -> dict[str, Any]:
+    """The tensors `names` of the single local shard `path`, opened on its own: per-tensor
+    results do not depend on which tensors share the pass or on the thread count, so they merge
+    bit-identically. `changed` are IX011 findings (the file shrank during the pass); their
+    tensors are left out of the results."""
+    from eagle3_inspect.reader.checkpoint import Checkpoint
+    from eagle3_inspect.reader.compare import content_hashes
+
+    ckpt = Checkpoint(path)
+    before = len(ckpt.findings)
+    found: dict[str, Any]
+    if stats:
+        found = ckpt.stats(names, hashes=hashes, threads=threads)
+    else:
+        found = content_hashes(ckpt, names, threads=threads)
+        for item in ckpt.changed(list(found)):
+            found.pop(item.tensor or "", None)
+    changed = [f for f in ckpt.findings[before:] if f.code == "IX011"]
+    nbytes = sum(ckpt.tensors[n].nbytes for n in names if n in ckpt.tensors)
+    return {"results": found, "changed": changed, "bytes": nbytes}
+
+
+def node_diff_pairs(
+    a_path: str, b_files: list[dict[str, Any]], pairs: list, options: dict[str, Any]
+) -> dict[str, Any]:
+    """On a node holding A's shard `a_path`: the metrics of `pairs`, B read as `b_files` say."""
+    import ray
+
+    from eagle3_inspect.reader.checkpoint import Checkpoint
+    from eagle3_inspect.reader.compare import diff_pairs
+    from eagle3_inspect.reader.source import SourceFile, SourceListing
+
+    start = time.perf_counter()
+    here = ray.get_runtime_context().get_node_id()
+    pread = ray.remote(num_cpus=0, max_retries=0)(node_pread)
+
+    def reader(spec: dict[str, Any]) -> Any:
+        if here in spec["holders"]:
+            return functools.partial(node_pread, spec["paths"][here])
+
+        def read(offset: int, length: int) -> bytes:
+            from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+            errors = []
+            for node_id in spec["holders"]:
+                strategy = NodeAffinitySchedulingStrategy(node_id, soft=False)
+                task = pread.options(scheduling_strategy=strategy)
+                try:
+                    return ray.get(task.remote(spec["paths"][node_id], offset, length))
+                except ray.exceptions.RayError as exc:
+                    errors.append(f"node {node_id[:12]}: {type(exc).__name__}")
+            raise OSError("no node could serve the read: " + "; ".join(errors))
+
+        return read
+
+    side_a = Checkpoint(a_path)
+    files = [SourceFile(s["name"], s["size"], reader(s)) for s in b_files]
+    side_b = Checkpoint.from_source(SourceListing("b", "b", files, None, None))
+    found = diff_pairs(side_a, side_b, [tuple(p) for p in pairs], **options)
+    nbytes = sum(side_a.tensors[na].nbytes for na, _ in pairs)
+    return {"results": found, "bytes": nbytes, "seconds": time.perf_counter() - start}

@@ -1,0 +1,144 @@
+"""Many checkpoints in one run (`scan PATH...`, a glob, `--from-file LIST`): one scan report per
+checkpoint as each finishes, then a summary; `resume` skips the ones a previous run already wrote.
+Locally the checkpoints are scanned one after another; on a Ray cluster several at once (each
+one's shards are read in parallel on their nodes either way)."""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from typing import Any
+
+from eagle3_inspect.commands.on_cluster import PathMap, RayOption, session_for
+from eagle3_inspect.commands.scan import scan
+from eagle3_inspect.errors import InspectError
+
+SUMMARY_SCHEMA = "eagle3-inspect/audit-summary/1"
+ERROR_SCHEMA = "eagle3-inspect/scan-error/1"
+GLOB_CHARS = frozenset("*?[")
+# Checkpoints discovered per round trip to the nodes in a cluster audit.
+DISCOVERY_BATCH = 16
+
+
+def expand(paths: Iterable[str], from_file: str | None = None) -> list[str]:
+    """The checkpoints to scan: each path, a glob pattern's matches (sorted; a pattern matching
+    nothing stays as given and fails as a path), then the lines of `from_file` (blank lines and
+    `#` comments skipped). A path given twice is scanned once."""
+    found: list[str] = []
+    for path in paths:
+        matches = sorted(glob.glob(path)) if GLOB_CHARS & set(path) else []
+        found.extend(matches or [path])
+    if from_file is not None:
+        with open(from_file, encoding="utf-8") as listing:
+            lines = (line.strip() for line in listing)
+            found.extend(line for line in lines if line and not line.startswith("#"))
+    return list(dict.fromkeys(found))
+
+
+def already_done(out_file: str) -> set[str]:
+    """Paths a previous run wrote a report (or an error line) for in `out_file`. A torn last line
+    (the run was killed while writing it) does not count."""
+    done: set[str] = set()
+    if not os.path.exists(out_file):
+        return done
+    with open(out_file, encoding="utf-8", errors="surrogateescape") as lines:
+        for line in lines:
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if not isinstance(record, dict) or record.get("schema") == SUMMARY_SCHEMA:
+                continue
+            if "path" in record:
+                done.add(record["path"])
+    return done
+
+
+def _scan_one(path: str, session: RayOption | None, options: dict[str, Any]) -> dict[str, Any]:
+    try:
+        return scan(path, ray=session, **options).to_dict()
+    except (InspectError, OSError, ValueError) as exc:
+        return {"schema": ERROR_SCHEMA, "path": path, "error": str(exc)}
+
+
+def audit(
+    paths: list[str],
+    emit: Callable[[dict[str, Any]], None],
+    *,
+    skip: set[str] | None = None,
+    ray: RayOption | None = None,
+    ray_path_map: PathMap = None,
+    **options: Any,
+) -> dict[str, Any]:
+    """Scans every path in `paths` not in `skip`, calling `emit(record)` with each report's JSON
+    (or an error record) as it finishes; returns the summary record (also emitted).
+    `options` are `scan`'s (filter, stats, hashes, threads)."""
+    started = time.perf_counter()
+    skip = skip or set()
+    todo = [p for p in paths if p not in skip]
+    session = session_for(ray, ray_path_map)
+    counts = {"clean": 0, "with_errors": 0, "failed": 0}
+
+    def done(record: dict[str, Any]) -> None:
+        counts[_outcome(record)] += 1
+        emit(record)
+
+    if session is None:
+        for path in todo:  # in this thread: Ctrl-C reaches the native pass
+            done(_scan_one(path, None, options))
+    else:
+        _on_cluster(todo, session, options, done)
+    summary = {
+        "schema": SUMMARY_SCHEMA,
+        "checkpoints": len(paths),
+        "scanned": len(todo),
+        "skipped": len(paths) - len(todo),
+        **counts,
+        "seconds": round(time.perf_counter() - started, 3),
+    }
+    if session is not None:
+        connect = round(session.connect_seconds, 3)
+        summary["cluster"] = {"address": session.address, "connect_seconds": connect}
+    emit(summary)
+    return summary
+
+
+def _on_cluster(
+    todo: list[str], session: Any, options: dict[str, Any], done: Callable[[dict[str, Any]], None]
+) -> None:
+    """A checkpoint per node at a time, driven from threads (each mostly waits on Ray); Ctrl-C
+    cancels every outstanding task of every checkpoint."""
+    workers = max(1, len(session.nodes))
+    pool = ThreadPoolExecutor(max_workers=workers)
+    pending: set[Future[dict[str, Any]]] = set()
+    queue = list(reversed(todo))
+    try:
+        while queue or pending:
+            ahead = session.prefetched()
+            upcoming = list(reversed(queue[-2 * DISCOVERY_BATCH :]))
+            if upcoming and sum(p in ahead for p in upcoming) < DISCOVERY_BATCH:
+                # The next batch's holdings in one task per node, not one per checkpoint, asked
+                # for while the current ones are scanned.
+                fresh = [p for p in upcoming if p not in ahead]
+                if fresh:
+                    session.prefetch(fresh[:DISCOVERY_BATCH])
+            while queue and len(pending) < workers:
+                pending.add(pool.submit(_scan_one, queue.pop(), session, options))
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in finished:
+                done(future.result())
+    except BaseException:
+        session.cancel_all()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown()
+
+
+def _outcome(record: dict[str, Any]) -> str:
+    if record.get("schema") == ERROR_SCHEMA:
+        return "failed"
+    return "with_errors" if record["summary"]["errors"] else "clean"
