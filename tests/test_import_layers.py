@@ -22,6 +22,8 @@ LAYERS = {
     "_native": 0,
     "errors": 1,
     "findings": 1,
+    "frozen": 1,
+    "jsontext": 1,
     "html": 1,
     "registry": 1,
     "reader": 2,

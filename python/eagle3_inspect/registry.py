@@ -16,7 +16,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from eagle3_inspect.findings import Finding, Severity
+from eagle3_inspect.findings import Finding, Severity, build_finding
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -146,7 +146,7 @@ def finding(
     """A finding for a defined `code`: severity and hint come from its definition unless the
     check passes a case-specific one (e.g. E3002 is an error only for a reduced vocabulary)."""
     defined = all_rules().get(code) or rule(code)  # exact spelling first: one per tensor
-    return Finding(
+    return build_finding(
         code=code,
         severity=severity or defined.severity,
         message=message,

@@ -13,6 +13,7 @@ import eagle3_inspect
 from eagle3_inspect.cli import json_stream
 from eagle3_inspect.commands.scan import scan
 from eagle3_inspect.commands.validate import validate
+from eagle3_inspect.jsontext import EncodedRecords, encode_record
 
 TENSORS = 10_000
 
@@ -95,6 +96,16 @@ def test_the_api_documents_keep_their_lists_and_streamed_ones_yield_the_same_rec
     report = validate(many)
     listed, streamed = report.to_dict(), report.to_dict(stream=True)
     assert isinstance(listed["findings"], list)
-    assert list(streamed["findings"]) == listed["findings"]
-    rows = scan(many, stats=True)
-    assert list(rows.to_dict(stream=True)["tensors"]) == rows.to_dict()["tensors"]
+    # Streamed records arrive encoded, each the encoder's text of the listed record.
+    assert list(streamed["findings"]) == list(map(encode_record, listed["findings"]))
+    for stats in (False, True):
+        rows = scan(many, stats=stats)
+        texts = list(rows.to_dict(stream=True)["tensors"])
+        assert texts == list(map(encode_record, rows.to_dict()["tensors"]))
+
+
+@pytest.mark.parametrize("count", [0, 1, 2, 511, 512, 513, 1025])
+def test_encoded_records_are_written_as_the_records_they_encode(count) -> None:
+    records = [{"i": i, "s": "a, b\n"} for i in range(count)]
+    streamed = {"a": 1, "rows": EncodedRecords(map(encode_record, records))}
+    assert json_stream.json_text(streamed) == _old_json_text({"a": 1, "rows": records})

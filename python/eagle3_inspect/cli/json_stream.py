@@ -4,33 +4,22 @@ tensor, a finding) per line below that, written in batches as it is encoded.
 Encoding streams so that a million-record report never exists as one string (nor as a list of
 a million line strings) beside the dict it came from; each record goes through one C encoder
 built once (`json.dumps` builds a new encoder per call, which over a million records costs more
-than the encoding itself; `json.dumps(indent=...)` falls back to the pure-Python encoder)."""
+than the encoding itself; `json.dumps(indent=...)` falls back to the pure-Python encoder).
+Records that arrive as `EncodedRecords` (encoded by the report) are written as they are."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
+from itertools import islice
 from typing import Any
+
+from eagle3_inspect.jsontext import EncodedRecords, encode_record
 
 # Bytes of encoded text gathered before each write: few writes, little held.
 BATCH_CHARS = 1 << 20
-
-
-def _record_encoder() -> Callable[[Any], str]:
-    """Strict compact JSON of one value, with `str()` for unknown objects and NaN refused."""
-    make = getattr(json.encoder, "c_make_encoder", None)
-    if make is None:  # pure-Python json: still correct, only slower
-        encoder = json.JSONEncoder(allow_nan=False, default=str)
-        return encoder.encode
-    # (markers, default, encoder, indent, key_separator, item_separator, sort_keys, skipkeys,
-    # allow_nan): no cycle markers, str() for unknown objects, NaN/Infinity refused.
-    c_encode = make(
-        None, str, json.encoder.encode_basestring_ascii, None, ": ", ", ", False, False, False
-    )
-    return lambda value: "".join(c_encode(value, 0))
-
-
-encode_record = _record_encoder()
+# Encoded records joined into one piece of the document.
+RECORDS_PER_PIECE = 512
 
 
 def iter_json(value: Any, depth: int = 0) -> Iterator[str]:
@@ -44,6 +33,8 @@ def iter_json(value: Any, depth: int = 0) -> Iterator[str]:
             yield from iter_json(v, depth + 1)
             sep = ",\n"
         yield "\n" + "  " * depth + "}"
+    elif type(value) is EncodedRecords:
+        yield from _encoded_list(value, depth)
     elif depth < 2 and isinstance(value, (list, Iterator)):
         sep = "[\n"
         for v in value:
@@ -57,6 +48,22 @@ def iter_json(value: Any, depth: int = 0) -> Iterator[str]:
         yield "[]" if sep == "[\n" else "\n" + "  " * depth + "]"
     else:
         yield encode_record(value)
+
+
+def _encoded_list(records: EncodedRecords, depth: int) -> Iterator[str]:
+    """A list of records already encoded, a record per line, joined RECORDS_PER_PIECE at a time
+    (no Python step per record: a report may hold a million)."""
+    texts = records.texts
+    first = next(texts, None)
+    if first is None:
+        yield "[]"
+        return
+    pad = "  " * (depth + 1)
+    yield "[\n" + pad + first
+    separator = ",\n" + pad
+    while chunk := list(islice(texts, RECORDS_PER_PIECE)):
+        yield separator + separator.join(chunk)
+    yield "\n" + "  " * depth + "]"
 
 
 def json_text(value: Any) -> str:

@@ -10,6 +10,7 @@ from typing import Any
 
 from eagle3_inspect.commands.on_cluster import PathMap, RayOption, cluster_section, open_any
 from eagle3_inspect.findings import Finding, count_by_severity
+from eagle3_inspect.jsontext import EncodedRecords
 from eagle3_inspect.reader.checkpoint import Checkpoint
 from eagle3_inspect.reader.remote import remote_section, traffic_of
 from eagle3_inspect.reader.stats import ProgressCallback, TensorStats
@@ -68,12 +69,27 @@ class ScanReport:
                 row["stats"] = stats[info.name].to_dict()
             yield row
 
+    def _tensor_texts(self) -> Iterator[str]:
+        """`_tensor_rows` as JSON text, a record at a time."""
+        stats = self.stats
+        if stats is None:
+            yield from map(TensorInfo.to_json, self.tensors)
+            return
+        for info in self.tensors:
+            found = stats.get(info.name)
+            yield info.to_json(None if found is None else found.to_json())
+
     def to_dict(self, *, stream: bool = False) -> dict[str, Any]:
         """The `--json` document. With `stream`, `tensors` and `findings` are one-pass iterators
-        of their records (for the CLI's streaming writer: a million rows never held at once)."""
+        of their records as JSON text (`EncodedRecords`, for the CLI's streaming writer: a million
+        rows never held at once)."""
         ckpt = self.checkpoint
-        tensors = self._tensor_rows()
-        findings = (f.to_dict() for f in self.findings)
+        tensors = EncodedRecords(self._tensor_texts()) if stream else list(self._tensor_rows())
+        findings = (
+            EncodedRecords(map(Finding.to_json, self.findings))
+            if stream
+            else [f.to_dict() for f in self.findings]
+        )
         doc = {
             "schema": SCHEMA,
             "path": ckpt.path,
@@ -91,8 +107,8 @@ class ScanReport:
                 for f in ckpt.files
             ],
             "metadata": ckpt.metadata,
-            "tensors": tensors if stream else list(tensors),
-            "findings": findings if stream else list(findings),
+            "tensors": tensors,
+            "findings": findings,
             "summary": self.summary(),
             **self.remote(),
         }

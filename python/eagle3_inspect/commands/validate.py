@@ -11,7 +11,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from eagle3_inspect.commands.on_cluster import PathMap, RayOption, cluster_section, open_any
-from eagle3_inspect.findings import Finding, Severity, count_by_severity
+from eagle3_inspect.findings import RANK_OF_VALUE, Finding, Severity, count_by_severity
+from eagle3_inspect.jsontext import EncodedRecords
 from eagle3_inspect.layout import Layout, detect_layout
 from eagle3_inspect.reader.bulk import paused_gc
 from eagle3_inspect.reader.checkpoint import Checkpoint
@@ -65,9 +66,14 @@ class Report:
 
     def to_dict(self, *, stream: bool = False) -> dict[str, Any]:
         """The `--json` document. With `stream`, `findings` is a one-pass iterator of its records
-        (for the CLI's streaming writer: a million findings never held as dicts at once)."""
+        as JSON text (`EncodedRecords`, for the CLI's streaming writer: a million findings never
+        held as dicts at once)."""
         layout = self.layout.to_dict()
-        findings = (f.to_dict() for f in self.findings)
+        findings = (
+            EncodedRecords(map(Finding.to_json, self.findings))
+            if stream
+            else [f.to_dict() for f in self.findings]
+        )
         doc = {
             "schema": SCHEMA,
             "path": self.path,
@@ -77,7 +83,7 @@ class Report:
             "target": None if self.target is None else self.target.path,
             "layout": layout,
             "vocab": None if self.vocab is None else self.vocab.to_dict(),
-            "findings": findings if stream else list(findings),
+            "findings": findings,
             "summary": self.summary,
             **self.remote(),
         }
@@ -101,8 +107,10 @@ def _locate_config(findings: list[Finding], config_path: str | None) -> list[Fin
 
 
 def _order(findings: list[Finding]) -> list[Finding]:
+    rank = RANK_OF_VALUE  # `severity.rank` is a property: a sort key per finding of a large report
     return sorted(
-        findings, key=lambda f: (-f.severity.rank, f.code, f.tensor or "", f.engine or "")
+        findings,
+        key=lambda f: (-rank[f.severity._value_], f.code, f.tensor or "", f.engine or ""),
     )
 
 

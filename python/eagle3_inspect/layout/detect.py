@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Mapping
+from operator import attrgetter
 from typing import Any
 
+from eagle3_inspect.layout.bare import BareNames, BareShapes, joined_names
 from eagle3_inspect.layout.dims import infer_dims
 from eagle3_inspect.layout.model import Layout
-from eagle3_inspect.layout.names import MODEL_PREFIX, block_parts, strip_model_prefix
+from eagle3_inspect.layout.names import MODEL_PREFIX, block_parts
 from eagle3_inspect.reader.draft_config import DraftConfig, read_draft_config
 from eagle3_inspect.reader.dtypes import FLOAT_DTYPES
 from eagle3_inspect.reader.tensorinfo import TensorInfo
@@ -20,16 +23,36 @@ Parts = tuple[str, int, str, str]
 MLA_MARKERS = ("self_attn.q_a_proj.", "self_attn.kv_a_proj_with_mqa.", "self_attn.kv_b_proj.")
 
 
-def _blocks_by_dialect(keys: list[Parts]) -> dict[str, dict[int, str]]:
+# A key's block prefix and rest in one regex over the joined names (the same reading as
+# `names.block_parts`: `layers.<i>.` needs a rest, `midlayer[s][.<i>].` does not).
+_BLOCK_HEAD = r"(?:layers\.\d+\.(?=.)|midlayers?\.(?:\d+\.)?)"
+_PREFIXES = re.compile(r"\n((?:model\.)?" + _BLOCK_HEAD + ")")
+_RESTS = re.compile(r"\n(?:model\.)?" + _BLOCK_HEAD + r"(.*)")
+# A doubled `model.model.` prefix: the rest of the key read without its first `model.`.
+_DOUBLED_RESTS = re.compile(r"\nmodel\.model\." + _BLOCK_HEAD + r"(.*)")
+
+
+def _key_scan(names: list[str], text: str | None) -> tuple[Counter[str], set[str]]:
+    """Block prefixes as spelled, with how many keys use each (in first-seen order), and the
+    block-relative rests of the keys read without their `model.` prefix."""
+    if text is not None:
+        rests = set(_RESTS.findall(text))
+        rests.update(_DOUBLED_RESTS.findall(text))
+        return Counter(_PREFIXES.findall(text)), rests
+    parsed = list(map(block_parts, names))  # a name with a newline: one parse per key
+    return Counter(k[3] for k in parsed if k is not None), _bare_rests(names, parsed)
+
+
+def _choose_dialect(prefixes: Counter[str], layout: Layout) -> None:
     found: dict[str, dict[int, str]] = {"midlayer": {}, "layers": {}}
-    for dialect, index, _, prefix in keys:
+    counts: Counter[str] = Counter()
+    for spelled, n in prefixes.items():
+        key = block_parts(spelled + "x")  # the prefix's own reading: dialect, index, normal form
+        if key is None:  # unreachable: every prefix found is a block prefix
+            continue
+        dialect, index, _, prefix = key
         found[dialect].setdefault(index, prefix)
-    return found
-
-
-def _choose_dialect(keys: list[Parts], layout: Layout) -> None:
-    found = _blocks_by_dialect(keys)
-    counts = Counter(k[0] for k in keys)
+        counts[dialect] += n
     present = [d for d in ("midlayer", "layers") if found[d]]
     if not present:
         return
@@ -45,7 +68,7 @@ def _choose_dialect(keys: list[Parts], layout: Layout) -> None:
         )
 
 
-def _flags(bare: set[str], block_rests: set[str], layout: Layout) -> None:
+def _flags(bare: BareNames, block_rests: set[str], layout: Layout) -> None:
     layout.has_fc = "fc.weight" in bare
     layout.has_lm_head = "lm_head.weight" in bare
     layout.has_embed = "embed_tokens.weight" in bare
@@ -55,7 +78,9 @@ def _flags(bare: set[str], block_rests: set[str], layout: Layout) -> None:
     layout.qwen3_norms = any(
         r.startswith(("self_attn.q_norm.", "self_attn.k_norm.")) for r in block_rests
     )
-    extras = sorted(n for n in bare if n == "input_norm.weight" or n.startswith("fc_norm."))
+    extras = bare.starting_with("fc_norm.")
+    if "input_norm.weight" in bare:
+        extras = sorted([*extras, "input_norm.weight"])
     layout.eagle31_tensors = extras
     layout.eagle31 = bool(extras)
 
@@ -73,13 +98,18 @@ def _bare_rests(names: list[str], parsed: list[Parts | None]) -> set[str]:
 
 
 def _dtypes(tensors: Mapping[str, TensorInfo], layout: Layout) -> None:
-    layout.dtypes = dict(Counter(info.dtype for info in tensors.values()))
-    floats = {
-        info.dtype
-        for name, info in tensors.items()
-        if strip_model_prefix(name) not in VOCAB_BUFFERS and info.dtype in FLOAT_DTYPES
-    }
-    layout.float_dtypes = sorted(floats)
+    counts = Counter(map(attrgetter("dtype"), tensors.values()))
+    layout.dtypes = dict(counts)
+    # A float dtype counts unless only the vocabulary buffers (d2t, t2d) have it.
+    buffers = Counter(
+        tensors[n].dtype
+        for bare in VOCAB_BUFFERS
+        for n in (bare, MODEL_PREFIX + bare)
+        if n in tensors
+    )
+    layout.float_dtypes = sorted(
+        d for d, n in counts.items() if d in FLOAT_DTYPES and n > buffers.get(d, 0)
+    )
 
 
 def detect_layout(
@@ -93,14 +123,18 @@ def detect_layout(
     draft_config = config if isinstance(config, DraftConfig) else read_draft_config(config)
     layout = Layout()
     names = list(tensors)
-    prefixed = [n for n in names if n.startswith(MODEL_PREFIX)]
-    if prefixed and len(prefixed) >= len(names) - sum(n == "lm_head.weight" for n in names):
+    # Regex passes over the joined names, not Python work per key: a header may hold a million.
+    text = joined_names(names)
+    if text is None:
+        prefixed = sum(n.startswith(MODEL_PREFIX) for n in names)
+    else:
+        prefixed = text.count("\n" + MODEL_PREFIX)
+    if prefixed and prefixed >= len(names) - ("lm_head.weight" in tensors):
         layout.key_prefix = MODEL_PREFIX
-    # Each key is parsed once (a million-tensor header makes every extra pass count).
-    parsed = list(map(block_parts, names))
-    _choose_dialect([k for k in parsed if k is not None], layout)
-    shapes = {strip_model_prefix(n): tuple(info.shape) for n, info in tensors.items()}
-    _flags(set(shapes), _bare_rests(names, parsed), layout)
+    prefixes, rests = _key_scan(names, text)
+    _choose_dialect(prefixes, layout)
+    bare = BareNames(tensors, text)
+    _flags(bare, rests, layout)
     _dtypes(tensors, layout)
-    infer_dims(shapes, layout, draft_config)
+    infer_dims(BareShapes(tensors, bare), layout, draft_config)
     return layout

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from eagle3_inspect.layout.bare import BareShapes
 from eagle3_inspect.layout.model import Layout
 from eagle3_inspect.layout.names import strip_model_prefix
 from eagle3_inspect.reader.draft_config import DraftConfig, as_int
 
-Shapes = dict[str, tuple[int, ...]]
+# Shapes by bare name (no `model.` prefix).
+Shapes = BareShapes
 
 
 def _dim(shapes: Shapes, name: str, axis: int, ndim: int) -> int | None:
@@ -40,7 +42,7 @@ def _hidden(shapes: Shapes, layout: Layout) -> int | None:
 
 def _aux(shapes: Shapes, layout: Layout, config: DraftConfig) -> None:
     layout.fc_in = _dim(shapes, "fc.weight", 1, 2)
-    fc_norms = sorted(n for n in shapes if n.startswith("fc_norm.") and n.endswith(".weight"))
+    fc_norms = [n for n in shapes.starting_with("fc_norm.") if n.endswith(".weight")]
     ht = _dim(shapes, fc_norms[0], 0, 1) if fc_norms else None
     if ht is None and as_int(config.target_hidden_size):
         ht = config.target_hidden_size

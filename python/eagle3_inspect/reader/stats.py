@@ -8,6 +8,8 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from eagle3_inspect import _native
+from eagle3_inspect.frozen import fast_builder
+from eagle3_inspect.jsontext import encode_record, json_str
 from eagle3_inspect.reader.bulk import paused_gc
 
 ProgressCallback = Callable[[int, int], Any]
@@ -106,8 +108,86 @@ class TensorStats:
             ordered["hash"] = self.hash
         return ordered
 
+    def to_json(self) -> str:
+        """`to_dict()` as one compact JSON record, byte for byte what the encoder writes (a
+        million of them for a large header)."""
+        # The usual record, a float tensor's (exact ints, finite exact floats, no integer
+        # extras), spelled by repr(), which is what the encoder writes for exactly these types.
+        # A sum of the floats that is not finite (an infinity, a NaN, or an overflow of finite
+        # values, which merely takes the general way) says one of them may not be.
+        mn, mx, mean, std, am, l2 = self.min, self.max, self.mean, self.std, self.abs_max, self.l2
+        if (
+            type(self.numel) is type(self.nan) is type(self.posinf) is int
+            and type(self.neginf) is type(self.zeros) is type(self.finite) is int
+            and type(mn) is type(mx) is type(mean) is type(std) is type(am) is type(l2) is float
+            and self.int_min is None
+            and self.int_max is None
+            and self.int_sum is None
+            and self.true_count is None
+            and (mn + mx + mean + std + am + l2) * 0.0 == 0.0
+            and (self.hash is None or type(self.hash) is str)
+        ):
+            text = (
+                f'{{"numel": {self.numel!r}, "nan": {self.nan!r}, "posinf": {self.posinf!r}, '
+                f'"neginf": {self.neginf!r}, "zeros": {self.zeros!r}, "min": {mn!r}, '
+                f'"max": {mx!r}, "mean": {mean!r}, "std": {std!r}, "abs_max": {am!r}, '
+                f'"l2": {l2!r}, "finite": {self.finite!r}'
+            )
+            if self.hash is None:
+                return text + "}"
+            return f'{text}, "hash": {json_str(self.hash)}}}'
+        return self._general_json()
 
+    def _general_json(self) -> str:
+        """`to_json` for any values: through the C encoder as one list, whose items are then put
+        beside their keys."""
+        values = [
+            self.numel,
+            self.nan,
+            self.posinf,
+            self.neginf,
+            self.zeros,
+            self.min,
+            self.max,
+            self.mean,
+            self.std,
+            self.abs_max,
+            self.l2,
+            self.finite,
+            self.int_min,
+            self.int_max,
+            self.int_sum,
+            self.true_count,
+            self.hash,
+        ]
+        try:
+            parts = encode_record(values)[1:-1].split(", ")
+        except ValueError:  # a non-finite float: to_dict() spells those as strings
+            return encode_record(self.to_dict())
+        # No value can hide a separator from the count, so 17 parts are the 17 values.
+        if len(parts) != len(values):  # a value whose JSON holds ", " (a string, a list)
+            return encode_record(self.to_dict())
+        tail = ""
+        if self.finite is not None:
+            tail += ', "finite": ' + parts[11]
+        if self.int_min is not None:
+            tail += ', "int_min": ' + parts[12]
+        if self.int_max is not None:
+            tail += ', "int_max": ' + parts[13]
+        if self.int_sum is not None:
+            tail += ', "int_sum": ' + parts[14]
+        if self.true_count is not None:
+            tail += ', "true_count": ' + parts[15]
+        if self.hash is not None:
+            tail += ', "hash": ' + parts[16]
+        return _JSON_TEMPLATE.format(*parts[:11], tail)
+
+
+# The `to_json` text: the JSON_FIELDS and their values, then the extra fields present.
+_JSON_TEMPLATE = "{{" + ", ".join(f'"{k}": {{}}' for k in JSON_FIELDS) + "{}}}"
 _FIELD_ORDER = tuple(f.name for f in fields(TensorStats))
+# TensorStats(*row), built about 8x faster (a million of them for a large header).
+_build_stats = fast_builder(TensorStats)
 _FLOAT_FIELDS = ("min", "max", "mean", "std", "abs_max", "l2")
 _EXTRA_FIELDS = tuple(
     f.name for f in fields(TensorStats) if f.name not in JSON_FIELDS and f.name != "dtype"
@@ -137,6 +217,7 @@ def compute_stats(
         names_column = columns.pop("name")
         if tuple(columns) != _FIELD_ORDER:
             raise RuntimeError(f"native stats columns {list(columns)} != {list(_FIELD_ORDER)}")
-        rows = zip(*columns.values(), strict=True)
-        del columns
-        return {name: TensorStats(*row) for name, row in zip(names_column, rows, strict=True)}
+        # map() calls the builder with a row's values straight from the columns (no row tuple).
+        if any(len(column) != len(names_column) for column in columns.values()):
+            raise RuntimeError("native stats columns differ in length")
+        return dict(zip(names_column, map(_build_stats, *columns.values()), strict=True))

@@ -122,7 +122,7 @@ def check_norm_flags(ctx: E3Context) -> None:
     flags, names = ctx.cfg.norm_flags, ctx.names
     pairs = (
         ("norm_before_fc", ["input_norm.weight"] if "input_norm.weight" in names else []),
-        ("fc_norm", sorted(n for n in names if n.startswith("fc_norm."))),
+        ("fc_norm", names.starting_with("fc_norm.")),
     )
     for flag, tensors in pairs:
         on = flags.get(flag) is True

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from eagle3_inspect.findings import Finding, Severity
 from eagle3_inspect.layout import Layout, strip_model_prefix
+from eagle3_inspect.layout.bare import BareNames
 from eagle3_inspect.reader.draft_config import DraftConfig
 from eagle3_inspect.reader.tensorinfo import TensorInfo
 from eagle3_inspect.registry import finding
@@ -20,11 +21,11 @@ class E3Context:
     cfg: DraftConfig
     layout: Layout
     findings: list[Finding] = field(default_factory=list)
-    names: dict[str, str] = field(default_factory=dict)
+    names: BareNames = field(init=False)
 
     def __post_init__(self) -> None:
-        # Bare name (no `model.` prefix) -> the name as stored.
-        self.names = {strip_model_prefix(n): n for n in self.tensors}
+        # Bare name (no `model.` prefix) -> the name as stored, looked up, not built per tensor.
+        self.names = BareNames(self.tensors)
 
     def has(self, bare: str) -> bool:
         return bare in self.names

@@ -115,7 +115,7 @@ def check_eagle31_shapes(ctx: E3Context) -> None:
             f"input_norm.weight is {list(shape)}, fc input width is {width}",
             tensor="input_norm.weight",
         )
-    norms = sorted(n for n in ctx.names if n.startswith("fc_norm.") and n.endswith(".weight"))
+    norms = [n for n in ctx.names.starting_with("fc_norm.") if n.endswith(".weight")]
     if norms and width is not None:
         expected = width // len(norms)
         for name in norms:

@@ -3,13 +3,14 @@ initialisation look-alikes). Integer and bool buffers (d2t, t2d) are the VM rule
 
 from __future__ import annotations
 
+import functools
 import math
 
-from eagle3_inspect.findings import Finding
+from eagle3_inspect.findings import Finding, Severity, build_finding
 from eagle3_inspect.reader.dtypes import FLOAT_DTYPES
 from eagle3_inspect.reader.stats import TensorStats
 from eagle3_inspect.reader.tensorinfo import TensorInfo
-from eagle3_inspect.registry import finding
+from eagle3_inspect.registry import rule
 
 # HF's LlamaConfig.initializer_range default: weights start as normal(0, 0.02).
 HF_INIT_STD = 0.02
@@ -22,9 +23,19 @@ def _is_norm(name: str) -> bool:
     return name.endswith(".weight") and ("norm" in leaf[-2] if len(leaf) >= 2 else False)
 
 
+@functools.cache
+def _defined(code: str) -> tuple[Severity, str | None]:
+    """The registry's severity and hint of `code` (looked up once, not once per tensor)."""
+    defined = rule(code)
+    return defined.severity, defined.hint or None
+
+
 def _finding(code: str, info: TensorInfo, message: str) -> Finding:
-    return finding(
-        code, f"{info.name}: {message}", file=info.file, tensor=info.name, offset=info.offset
+    # What registry.finding() builds, without its per-call lookups: one per tensor of a header.
+    severity, hint = _defined(code)
+    name = info.name
+    return build_finding(
+        code, severity, f"{name}: {message}", info.file, name, info.offset, None, hint
     )
 
 
@@ -51,9 +62,31 @@ def _looks_initialised(info: TensorInfo, s: TensorStats) -> str | None:
 def check_numbers(tensors: dict[str, TensorInfo], stats: dict[str, TensorStats]) -> list[Finding]:
     """NUM findings for every float tensor that has statistics."""
     out: list[Finding] = []
+    append, get = out.append, tensors.get
+    # All-zero tensors can be a whole header's worth: their finding is built inline.
+    zero_severity, zero_hint = _defined("NUM004")
     for name, s in stats.items():
-        info = tensors.get(name)
-        if info is None or info.dtype not in FLOAT_DTYPES or s.numel == 0:
+        info = get(name)
+        if info is None or info.dtype not in FLOAT_DTYPES:
+            continue
+        numel = s.numel
+        if numel == 0:
+            continue
+        if s.zeros == numel and not s.nan and not s.posinf and not s.neginf:
+            tensor = info.name
+            message = f"{tensor}: all {numel} values are 0"
+            append(
+                build_finding(
+                    "NUM004",
+                    zero_severity,
+                    message,
+                    info.file,
+                    tensor,
+                    info.offset,
+                    None,
+                    zero_hint,
+                )
+            )
             continue
         if s.nan == s.numel:
             out.append(_finding("NUM003", info, f"all {s.numel} values are NaN"))

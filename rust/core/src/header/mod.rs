@@ -108,7 +108,7 @@ pub fn read_header(prefix: &[u8], file_len: u64, path: &Path) -> HeaderReport {
         metadata: None,
         tensors: Vec::with_capacity(raw.len()),
     };
-    entry::interpret(text, &raw, &mut header, path, &mut findings);
+    entry::interpret(text, raw, &mut header, path, &mut findings);
     layout::check_ranges(&mut header, file_len, path, &mut findings);
     HeaderReport {
         header: Some(header),
