@@ -75,8 +75,10 @@ def tensor_stats(
     hashes: bool = False,
     threads: int | None = None,
     progress: ProgressCallback | None = None,
-) -> dict[str, list[Any]]:
-    """Columns: `name` and every TensorStats field in its order, one row per tensor."""
+) -> dict[str, list[Any] | None]:
+    """Columns: `name` and every TensorStats field in its order, one row per tensor; a column
+    that would be all None is None. With `names` None: every readable tensor in name order, and
+    no `name` column."""
 
 def vocab_mapping(
     checkpoint: NativeCheckpoint,

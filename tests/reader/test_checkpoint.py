@@ -214,3 +214,25 @@ def test_native_stats_columns_are_name_then_the_tensor_stats_fields(tmp_path) ->
     stats = ckpt.stats(hashes=True)
     assert list(stats) == ["a", "b"] and stats["a"].int_sum == 15 and stats["b"].mean == 1.0
     assert stats["a"].hash == columns["hash"][1] and len(stats["b"].hash) == 32
+
+
+def test_native_stats_of_every_readable_tensor_have_no_name_column_and_none_columns(
+    tmp_path,
+) -> None:
+    import safetensors.numpy
+
+    import eagle3_inspect
+    from eagle3_inspect import _native
+
+    path = tmp_path / "m.safetensors"
+    arrays = {"b": np.ones(3, dtype=np.float32), "a": np.zeros(2, dtype=np.float32)}
+    safetensors.numpy.save_file(arrays, str(path))
+    ckpt = eagle3_inspect.open(path)
+    columns = _native.tensor_stats(ckpt._native)
+    assert "name" not in columns and columns["numel"] == [2, 3]  # name order
+    # Only float tensors and no hashes: the integer and hash columns cross as one None each.
+    assert columns["int_sum"] is None and columns["true_count"] is None and columns["hash"] is None
+    assert columns["mean"] == [0.0, 1.0]
+    stats = ckpt.stats()
+    assert list(stats) == ["a", "b"] and stats["b"].int_sum is None and stats["b"].mean == 1.0
+    assert stats == ckpt.stats(["a", "b"])

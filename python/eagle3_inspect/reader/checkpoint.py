@@ -205,10 +205,22 @@ class Checkpoint:
         progress: ProgressCallback | None = None,
     ) -> dict[str, TensorStats]:
         """Per-tensor statistics (and content hashes when `hashes`); see `reader/stats.py`."""
-        if names is None:
-            names = [n for n in self.tensors if n not in self.unreadable]
+        asked = None if names is None else list(names)
+        every = list(self.tensors)
+        readable: list[str] = []
+        if not self.unreadable and (asked is None or asked == every):
+            # Every tensor, all readable (the usual header and pass): the native side walks its
+            # own table, no million names cross, and the results are keyed by these strings.
+            asked, readable = None, every
+        elif asked is None:
+            asked = [n for n in every if n not in self.unreadable]
         found = compute_stats(
-            self._native, names, hashes=hashes, threads=threads, progress=progress
+            self._native,
+            asked,
+            hashes=hashes,
+            threads=threads,
+            progress=progress,
+            readable=readable,
         )
         # A file that shrank under the pass read zeros, not its data: drop those results (the
         # IX011 finding is recorded on the checkpoint instead).

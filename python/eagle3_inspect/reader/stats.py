@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields
+from itertools import repeat
 from typing import Any
 
 from eagle3_inspect import _native
@@ -196,14 +197,16 @@ _EXTRA_FIELDS = tuple(
 
 def compute_stats(
     native: _native.NativeCheckpoint,
-    names: Iterable[str],
+    names: Iterable[str] | None,
     *,
     hashes: bool = False,
     threads: int | None = None,
     progress: ProgressCallback | None = None,
+    readable: Sequence[str] = (),
 ) -> dict[str, TensorStats]:
     """Statistics of the tensors `names` of an open native checkpoint, in parallel with the GIL
-    released.
+    released. With `names` None, of every readable tensor, whose names in name order the caller
+    passes as `readable` (the table's own strings become the keys: none made twice).
 
     `progress(done_bytes, total_bytes)` is called about every 100 ms; Ctrl-C raises
     KeyboardInterrupt within about a second."""
@@ -211,13 +214,20 @@ def compute_stats(
         raise ValueError(f"threads must be >= 1, got {threads}")
     with paused_gc():
         columns = _native.tensor_stats(
-            native, list(names), hashes=hashes, threads=threads, progress=progress
+            native,
+            None if names is None else list(names),
+            hashes=hashes,
+            threads=threads,
+            progress=progress,
         )
         # Columns, not a dict per tensor: a million results never exist in both forms at once.
-        names_column = columns.pop("name")
+        names_column = columns.pop("name") if names is not None else readable
         if tuple(columns) != _FIELD_ORDER:
             raise RuntimeError(f"native stats columns {list(columns)} != {list(_FIELD_ORDER)}")
-        # map() calls the builder with a row's values straight from the columns (no row tuple).
-        if any(len(column) != len(names_column) for column in columns.values()):
+        n = len(names_column)
+        if any(c is not None and len(c) != n for c in columns.values()):
             raise RuntimeError("native stats columns differ in length")
-        return dict(zip(names_column, map(_build_stats, *columns.values()), strict=True))
+        # A column that is None is None in every row (no million-slot list of Nones crossed).
+        values = [repeat(None, n) if c is None else c for c in columns.values()]
+        # map() calls the builder with a row's values straight from the columns (no row tuple).
+        return dict(zip(names_column, map(_build_stats, *values), strict=True))
