@@ -116,6 +116,17 @@ class ClusterSession:
         with self._lock:
             return set(self._discovered)
 
+    def discovered_sizes(self, paths: list[str]) -> dict[str, int]:
+        """Bytes of shards held, for those of `paths` whose prefetched batch has fully answered
+        (without waiting: the audit starts the largest of these first)."""
+        with self._lock:
+            batches = {p: self._discovered[p] for p in paths if p in self._discovered}
+        sizes: dict[str, int] = {}
+        for path, batch in batches.items():
+            if batch.ready():
+                sizes[path] = sum(e["size"] for _, r in batch.result()[path] for e in r["files"])
+        return sizes
+
     def _discover_batch(self, paths: list[str]) -> _Discovery:
         refs = {
             n.node_id: self.pinned(self._discover, n).remote(
@@ -257,6 +268,14 @@ class _Discovery:
         self.session, self.paths, self.refs = session, paths, refs
         self._lock = threading.Lock()
         self._found: dict[str, list[tuple[NodeInfo, Any]]] | None = None
+
+    def ready(self) -> bool:
+        """Every node's answer has arrived (or failed): `result` will not wait."""
+        if self._found is not None:
+            return True
+        refs = list(self.refs.values())
+        done, _ = self.session.ray.wait(refs, num_returns=len(refs), timeout=0)
+        return len(done) == len(refs)
 
     def result(self) -> dict[str, list[tuple[NodeInfo, Any]]]:
         with self._lock:

@@ -20,8 +20,11 @@ from eagle3_inspect.errors import InspectError
 SUMMARY_SCHEMA = "eagle3-inspect/audit-summary/1"
 ERROR_SCHEMA = "eagle3-inspect/scan-error/1"
 GLOB_CHARS = frozenset("*?[")
-# Checkpoints discovered per round trip to the nodes in a cluster audit.
+# Checkpoints discovered per round trip to the nodes in a cluster audit, and how many such
+# batches are asked for ahead of the scans (all at once: the answers then overlap, and a large
+# checkpoint found in a later batch can start early).
 DISCOVERY_BATCH = 16
+DISCOVERY_AHEAD = 2
 
 
 def expand(paths: Iterable[str], from_file: str | None = None) -> list[str]:
@@ -111,23 +114,29 @@ def _on_cluster(
     todo: list[str], session: Any, options: dict[str, Any], done: Callable[[dict[str, Any]], None]
 ) -> None:
     """A checkpoint per node at a time, driven from threads (each mostly waits on Ray); Ctrl-C
-    cancels every outstanding task of every checkpoint."""
+    cancels every outstanding task of every checkpoint. Of the checkpoints already discovered,
+    the largest starts first, so that the small ones overlap its pass instead of waiting behind
+    it (the order of the records is the order they finish in, either way)."""
     workers = max(1, len(session.nodes))
     pool = ThreadPoolExecutor(max_workers=workers)
     pending: set[Future[dict[str, Any]]] = set()
-    queue = list(reversed(todo))
+    queue = list(todo)
     try:
         while queue or pending:
+            # The holdings of the next window, one task per node and batch (not one per
+            # checkpoint), asked for while the current ones are scanned.
+            # Only whole batches, except the last of the queue: no task per checkpoint.
             ahead = session.prefetched()
-            upcoming = list(reversed(queue[-2 * DISCOVERY_BATCH :]))
-            if upcoming and sum(p in ahead for p in upcoming) < DISCOVERY_BATCH:
-                # The next batch's holdings in one task per node, not one per checkpoint, asked
-                # for while the current ones are scanned.
-                fresh = [p for p in upcoming if p not in ahead]
-                if fresh:
-                    session.prefetch(fresh[:DISCOVERY_BATCH])
+            window = queue[: DISCOVERY_AHEAD * DISCOVERY_BATCH]
+            fresh = [p for p in window if p not in ahead]
+            for start in range(0, len(fresh), DISCOVERY_BATCH):
+                batch = fresh[start : start + DISCOVERY_BATCH]
+                if len(batch) == DISCOVERY_BATCH or len(window) == len(queue):
+                    session.prefetch(batch)
             while queue and len(pending) < workers:
-                pending.add(pool.submit(_scan_one, queue.pop(), session, options))
+                path = _largest_discovered(queue[: DISCOVERY_AHEAD * DISCOVERY_BATCH], session)
+                queue.remove(path)
+                pending.add(pool.submit(_scan_one, path, session, options))
             finished, pending = wait(pending, return_when=FIRST_COMPLETED)
             for future in finished:
                 done(future.result())
@@ -136,6 +145,14 @@ def _on_cluster(
         pool.shutdown(wait=True, cancel_futures=True)
         raise
     pool.shutdown()
+
+
+def _largest_discovered(upcoming: list[str], session: Any) -> str:
+    """The largest of `upcoming` whose holdings are known, else the first (waited for)."""
+    sizes = session.discovered_sizes(upcoming)
+    if not sizes:
+        return upcoming[0]
+    return max(upcoming, key=lambda p: (p in sizes, sizes.get(p, 0), -upcoming.index(p)))
 
 
 def _outcome(record: dict[str, Any]) -> str:
