@@ -68,6 +68,7 @@ class ClusterSession:
         self.cancelled = threading.Event()
         self._lock = threading.Lock()
         self._discovered: dict[str, _Discovery] = {}
+        self._prefetching: list[_Discovery] = []
         remote = self.ray.remote
         self._discover = remote(num_cpus=0, max_retries=0)(tasks.node_discover)
         self._pread = remote(num_cpus=0, max_retries=0)(tasks.node_pread)
@@ -110,6 +111,14 @@ class ClusterSession:
         batch = self._discover_batch(paths)
         with self._lock:
             self._discovered.update(dict.fromkeys(paths, batch))
+            self._prefetching.append(batch)
+
+    def prefetch_running(self) -> bool:
+        """A batch `prefetch` started has not fully answered yet (a second one in flight would
+        make each node start another worker process, which costs far more than waiting)."""
+        with self._lock:
+            self._prefetching = [b for b in self._prefetching if not b.ready()]
+            return bool(self._prefetching)
 
     def prefetched(self) -> set[str]:
         """Paths whose holdings `prefetch` asked for and no open has used yet."""
@@ -274,7 +283,7 @@ class _Discovery:
         if self._found is not None:
             return True
         refs = list(self.refs.values())
-        done, _ = self.session.ray.wait(refs, num_returns=len(refs), timeout=0)
+        done, _ = self.session.ray.wait(refs, num_returns=len(refs), timeout=0, fetch_local=False)
         return len(done) == len(refs)
 
     def result(self) -> dict[str, list[tuple[NodeInfo, Any]]]:

@@ -20,11 +20,10 @@ from eagle3_inspect.errors import InspectError
 SUMMARY_SCHEMA = "eagle3-inspect/audit-summary/1"
 ERROR_SCHEMA = "eagle3-inspect/scan-error/1"
 GLOB_CHARS = frozenset("*?[")
-# Checkpoints discovered per round trip to the nodes in a cluster audit, and how many such
-# batches are asked for ahead of the scans (all at once: the answers then overlap, and a large
-# checkpoint found in a later batch can start early).
+# Checkpoints discovered per round trip to the nodes in a cluster audit.
 DISCOVERY_BATCH = 16
-DISCOVERY_AHEAD = 2
+# How often a cluster audit with a free slot looks for newly discovered checkpoints.
+POLL_SECONDS = 0.02
 
 
 def expand(paths: Iterable[str], from_file: str | None = None) -> list[str]:
@@ -123,21 +122,25 @@ def _on_cluster(
     queue = list(todo)
     try:
         while queue or pending:
-            # The holdings of the next window, one task per node and batch (not one per
-            # checkpoint), asked for while the current ones are scanned.
-            # Only whole batches, except the last of the queue: no task per checkpoint.
             ahead = session.prefetched()
-            window = queue[: DISCOVERY_AHEAD * DISCOVERY_BATCH]
-            fresh = [p for p in window if p not in ahead]
-            for start in range(0, len(fresh), DISCOVERY_BATCH):
-                batch = fresh[start : start + DISCOVERY_BATCH]
-                if len(batch) == DISCOVERY_BATCH or len(window) == len(queue):
-                    session.prefetch(batch)
+            upcoming = queue[: 2 * DISCOVERY_BATCH]
+            enough = sum(p in ahead for p in upcoming) >= DISCOVERY_BATCH
+            if upcoming and not enough and not session.prefetch_running():
+                # The next batch's holdings in one task per node, not one per checkpoint, asked
+                # for while the current ones are scanned (one batch at a time).
+                fresh = [p for p in upcoming if p not in ahead]
+                if fresh:
+                    session.prefetch(fresh[:DISCOVERY_BATCH])
             while queue and len(pending) < workers:
-                path = _largest_discovered(queue[: DISCOVERY_AHEAD * DISCOVERY_BATCH], session)
+                path = _largest_discovered(queue[: 2 * DISCOVERY_BATCH], session)
+                if path is None and pending:
+                    break  # a free slot waits for the next answer, not for a blind pick
+                path = path or queue[0]
                 queue.remove(path)
                 pending.add(pool.submit(_scan_one, path, session, options))
-            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            # With slots free, look again soon: a batch may have answered meanwhile.
+            timeout = POLL_SECONDS if queue and len(pending) < workers else None
+            finished, pending = wait(pending, timeout=timeout, return_when=FIRST_COMPLETED)
             for future in finished:
                 done(future.result())
     except BaseException:
@@ -147,12 +150,12 @@ def _on_cluster(
     pool.shutdown()
 
 
-def _largest_discovered(upcoming: list[str], session: Any) -> str:
-    """The largest of `upcoming` whose holdings are known, else the first (waited for)."""
+def _largest_discovered(upcoming: list[str], session: Any) -> str | None:
+    """The largest of `upcoming` whose holdings are known (the first of equals), else None."""
     sizes = session.discovered_sizes(upcoming)
     if not sizes:
-        return upcoming[0]
-    return max(upcoming, key=lambda p: (p in sizes, sizes.get(p, 0), -upcoming.index(p)))
+        return None
+    return max(sizes, key=lambda p: (sizes[p], -upcoming.index(p)))
 
 
 def _outcome(record: dict[str, Any]) -> str:
