@@ -68,6 +68,7 @@ class ClusterSession:
         self.cancelled = threading.Event()
         self._lock = threading.Lock()
         self._discovered: dict[str, _Discovery] = {}
+        self._prefetching: list[_Discovery] = []
         remote = self.ray.remote
         self._discover = remote(num_cpus=0, max_retries=0)(tasks.node_discover)
         self._pread = remote(num_cpus=0, max_retries=0)(tasks.node_pread)
@@ -110,11 +111,30 @@ class ClusterSession:
         batch = self._discover_batch(paths)
         with self._lock:
             self._discovered.update(dict.fromkeys(paths, batch))
+            self._prefetching.append(batch)
+
+    def prefetch_running(self) -> bool:
+        """A batch `prefetch` started has not fully answered yet (a second one in flight would
+        make each node start another worker process, which costs far more than waiting)."""
+        with self._lock:
+            self._prefetching = [b for b in self._prefetching if not b.ready()]
+            return bool(self._prefetching)
 
     def prefetched(self) -> set[str]:
         """Paths whose holdings `prefetch` asked for and no open has used yet."""
         with self._lock:
             return set(self._discovered)
+
+    def discovered_sizes(self, paths: list[str]) -> dict[str, int]:
+        """Bytes of shards held, for those of `paths` whose prefetched batch has fully answered
+        (without waiting: the audit starts the largest of these first)."""
+        with self._lock:
+            batches = {p: self._discovered[p] for p in paths if p in self._discovered}
+        sizes: dict[str, int] = {}
+        for path, batch in batches.items():
+            if batch.ready():
+                sizes[path] = sum(e["size"] for _, r in batch.result()[path] for e in r["files"])
+        return sizes
 
     def _discover_batch(self, paths: list[str]) -> _Discovery:
         refs = {
@@ -257,6 +277,14 @@ class _Discovery:
         self.session, self.paths, self.refs = session, paths, refs
         self._lock = threading.Lock()
         self._found: dict[str, list[tuple[NodeInfo, Any]]] | None = None
+
+    def ready(self) -> bool:
+        """Every node's answer has arrived (or failed): `result` will not wait."""
+        if self._found is not None:
+            return True
+        refs = list(self.refs.values())
+        done, _ = self.session.ray.wait(refs, num_returns=len(refs), timeout=0, fetch_local=False)
+        return len(done) == len(refs)
 
     def result(self) -> dict[str, list[tuple[NodeInfo, Any]]]:
         with self._lock:

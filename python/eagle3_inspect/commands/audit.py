@@ -22,6 +22,8 @@ ERROR_SCHEMA = "eagle3-inspect/scan-error/1"
 GLOB_CHARS = frozenset("*?[")
 # Checkpoints discovered per round trip to the nodes in a cluster audit.
 DISCOVERY_BATCH = 16
+# How often a cluster audit with a free slot looks for newly discovered checkpoints.
+POLL_SECONDS = 0.02
 
 
 def expand(paths: Iterable[str], from_file: str | None = None) -> list[str]:
@@ -111,24 +113,34 @@ def _on_cluster(
     todo: list[str], session: Any, options: dict[str, Any], done: Callable[[dict[str, Any]], None]
 ) -> None:
     """A checkpoint per node at a time, driven from threads (each mostly waits on Ray); Ctrl-C
-    cancels every outstanding task of every checkpoint."""
+    cancels every outstanding task of every checkpoint. Of the checkpoints already discovered,
+    the largest starts first, so that the small ones overlap its pass instead of waiting behind
+    it (the order of the records is the order they finish in, either way)."""
     workers = max(1, len(session.nodes))
     pool = ThreadPoolExecutor(max_workers=workers)
     pending: set[Future[dict[str, Any]]] = set()
-    queue = list(reversed(todo))
+    queue = list(todo)
     try:
         while queue or pending:
             ahead = session.prefetched()
-            upcoming = list(reversed(queue[-2 * DISCOVERY_BATCH :]))
-            if upcoming and sum(p in ahead for p in upcoming) < DISCOVERY_BATCH:
+            upcoming = queue[: 2 * DISCOVERY_BATCH]
+            enough = sum(p in ahead for p in upcoming) >= DISCOVERY_BATCH
+            if upcoming and not enough and not session.prefetch_running():
                 # The next batch's holdings in one task per node, not one per checkpoint, asked
-                # for while the current ones are scanned.
+                # for while the current ones are scanned (one batch at a time).
                 fresh = [p for p in upcoming if p not in ahead]
                 if fresh:
                     session.prefetch(fresh[:DISCOVERY_BATCH])
             while queue and len(pending) < workers:
-                pending.add(pool.submit(_scan_one, queue.pop(), session, options))
-            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                path = _largest_discovered(queue[: 2 * DISCOVERY_BATCH], session)
+                if path is None and pending:
+                    break  # a free slot waits for the next answer, not for a blind pick
+                path = path or queue[0]
+                queue.remove(path)
+                pending.add(pool.submit(_scan_one, path, session, options))
+            # With slots free, look again soon: a batch may have answered meanwhile.
+            timeout = POLL_SECONDS if queue and len(pending) < workers else None
+            finished, pending = wait(pending, timeout=timeout, return_when=FIRST_COMPLETED)
             for future in finished:
                 done(future.result())
     except BaseException:
@@ -136,6 +148,14 @@ def _on_cluster(
         pool.shutdown(wait=True, cancel_futures=True)
         raise
     pool.shutdown()
+
+
+def _largest_discovered(upcoming: list[str], session: Any) -> str | None:
+    """The largest of `upcoming` whose holdings are known (the first of equals), else None."""
+    sizes = session.discovered_sizes(upcoming)
+    if not sizes:
+        return None
+    return max(sizes, key=lambda p: (sizes[p], -upcoming.index(p)))
 
 
 def _outcome(record: dict[str, Any]) -> str:
