@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from eagle3_inspect.commands.on_cluster import PathMap, RayOption, cluster_section, open_any
-from eagle3_inspect.findings import Finding, count_by_severity
+from eagle3_inspect.findings import Finding, count_by_severity, findings_json
 from eagle3_inspect.jsontext import EncodedRecords
 from eagle3_inspect.reader.checkpoint import Checkpoint
 from eagle3_inspect.reader.remote import remote_section, traffic_of
@@ -85,11 +85,7 @@ class ScanReport:
         rows never held at once)."""
         ckpt = self.checkpoint
         tensors = EncodedRecords(self._tensor_texts()) if stream else list(self._tensor_rows())
-        findings = (
-            EncodedRecords(map(Finding.to_json, self.findings))
-            if stream
-            else [f.to_dict() for f in self.findings]
-        )
+        findings = findings_json(self.findings, stream=stream)
         doc = {
             "schema": SCHEMA,
             "path": ckpt.path,

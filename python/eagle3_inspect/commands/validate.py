@@ -11,8 +11,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from eagle3_inspect.commands.on_cluster import PathMap, RayOption, cluster_section, open_any
-from eagle3_inspect.findings import RANK_OF_VALUE, Finding, Severity, count_by_severity
-from eagle3_inspect.jsontext import EncodedRecords
+from eagle3_inspect.findings import (
+    RANK_OF_VALUE,
+    Finding,
+    Severity,
+    count_by_severity,
+    findings_json,
+)
 from eagle3_inspect.layout import Layout, detect_layout
 from eagle3_inspect.reader.bulk import paused_gc
 from eagle3_inspect.reader.checkpoint import Checkpoint
@@ -69,11 +74,7 @@ class Report:
         as JSON text (`EncodedRecords`, for the CLI's streaming writer: a million findings never
         held as dicts at once)."""
         layout = self.layout.to_dict()
-        findings = (
-            EncodedRecords(map(Finding.to_json, self.findings))
-            if stream
-            else [f.to_dict() for f in self.findings]
-        )
+        findings = findings_json(self.findings, stream=stream)
         doc = {
             "schema": SCHEMA,
             "path": self.path,
