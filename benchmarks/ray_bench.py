@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 import bench_data
-from eagle3_inspect.cluster.pathmap import NODE_LABEL
+from eagle3_inspect.cluster.local import start_local_cluster
 from eagle3_inspect.commands.audit import audit
 from eagle3_inspect.synthetic.demo import DIMS
 from eagle3_inspect.synthetic.drafters import build_drafter, mutate_d2t_absolute
@@ -107,7 +107,6 @@ def timed_audit(paths: list[str], **options: object) -> tuple[float, dict]:
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     import ray
-    from ray.cluster_utils import Cluster
 
     from eagle3_inspect.cluster.session import ClusterSession
 
@@ -118,17 +117,7 @@ def main(argv: list[str] | None = None) -> None:
         f"{total / 1e9:.2f} GB of shards"
     )
     started = time.perf_counter()
-    cluster = Cluster(
-        initialize_head=True,
-        head_node_args={
-            "num_cpus": 1,
-            "labels": {NODE_LABEL: NODES[0]},
-            "include_dashboard": False,
-        },
-    )
-    for label in NODES[1:]:
-        cluster.add_node(num_cpus=1, labels={NODE_LABEL: label})
-    cluster.wait_for_nodes()
+    cluster, _ = start_local_cluster(NODES)
     print(
         f"cluster start (3 local nodes, not part of any run): {time.perf_counter() - started:.2f} s"
     )

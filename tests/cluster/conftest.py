@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from eagle3_inspect.cluster.pathmap import NODE_LABEL
+from eagle3_inspect.cluster.local import start_local_cluster
 
 NODES = ("n0", "n1", "n2")
 
@@ -46,20 +46,8 @@ class SimCluster:
 @pytest.fixture(scope="module")
 def sim_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SimCluster]:
     import ray
-    from ray.cluster_utils import Cluster
 
-    cluster = Cluster(
-        initialize_head=True,
-        head_node_args={
-            "num_cpus": 1,
-            "labels": {NODE_LABEL: NODES[0]},
-            "include_dashboard": False,
-        },
-    )
-    handles = {NODES[0]: cluster.head_node}
-    for label in NODES[1:]:
-        handles[label] = cluster.add_node(num_cpus=1, labels={NODE_LABEL: label})
-    cluster.wait_for_nodes()
+    cluster, handles = start_local_cluster(NODES)
     ray.init(address=cluster.address, logging_level="warning", log_to_driver=False)
     base = tmp_path_factory.mktemp("nodes")
     try:
