@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from eagle3_inspect.synthetic.drafters import (
     build_drafter,
@@ -45,19 +46,24 @@ class DemoFiles:
     mislabelled: Path
 
 
-def write_demo(out: str | os.PathLike[str]) -> DemoFiles:
-    """Writes the drafter pair and the target into `out` (created; existing demo files replaced)."""
-    root = Path(out)
-    correct = build_drafter(dialect="midlayer", config_style="sglang", **DIMS)
-    mislabelled = mutate_d2t_absolute(mutate_layer_keys(correct, to="layers"))
-    broken = mutate_fc_single_aux(mislabelled)
-    config = target_config(
+def demo_target_config() -> dict[str, Any]:
+    """The demo target's config.json: a multimodal target sized like the demo drafters."""
+    return target_config(
         hidden_size=DIMS["H"],
         vocab_size=DIMS["Vt"],
         num_hidden_layers=DIMS["target_layers"],
         architecture=TARGET_ARCH,
         multimodal=True,
     )
+
+
+def write_demo(out: str | os.PathLike[str]) -> DemoFiles:
+    """Writes the drafter pair and the target into `out` (created; existing demo files replaced)."""
+    root = Path(out)
+    correct = build_drafter(dialect="midlayer", config_style="sglang", **DIMS)
+    mislabelled = mutate_d2t_absolute(mutate_layer_keys(correct, to="layers"))
+    broken = mutate_fc_single_aux(mislabelled)
+    config = demo_target_config()
     return DemoFiles(
         root=root,
         correct=correct.write(root / "drafter-correct"),

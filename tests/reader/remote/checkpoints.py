@@ -7,8 +7,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from eagle3_inspect.synthetic.demo import DIMS, TARGET_ARCH
-from eagle3_inspect.synthetic.targets import target_config
+from eagle3_inspect.synthetic.demo import DIMS, demo_target_config
 from eagle3_inspect.synthetic.writer import header_bytes
 
 GB = 1 << 30
@@ -32,13 +31,7 @@ class Published:
 def write_huge_target(out: Path) -> Path:
     """A target whose shards declare ~288 GiB but hold only their headers (sparse files)."""
     out.mkdir(parents=True)
-    config = target_config(
-        hidden_size=DIMS["H"],
-        vocab_size=DIMS["Vt"],
-        num_hidden_layers=DIMS["target_layers"],
-        architecture=TARGET_ARCH,
-        multimodal=True,
-    )
+    config = demo_target_config()
     (out / "config.json").write_text(json.dumps(config, indent=2))
     block = 2 * HUGE_BLOCK[0] * HUGE_BLOCK[1] * HUGE_BLOCK[2]
     small = [
