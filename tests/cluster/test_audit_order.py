@@ -19,7 +19,7 @@ class FakeSession:
     def prefetched(self) -> set[str]:
         return set(self.asked)
 
-    def prefetch(self, paths: list[str]) -> None:
+    def prefetch(self, paths: list[str], compute: dict[str, bool] | None = None) -> None:
         self.batches.append(list(paths))
         self.asked.update(paths)
 

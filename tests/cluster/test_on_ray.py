@@ -20,10 +20,12 @@ from eagle3_inspect.cluster import checkpoint as cluster_checkpoint
 from eagle3_inspect.cluster import discover as discover_module
 from eagle3_inspect.cluster.api import connect, open_checkpoint
 from eagle3_inspect.cluster.session import Job
+from eagle3_inspect.commands.audit import audit
 from eagle3_inspect.commands.diff import diff
 from eagle3_inspect.commands.scan import scan
 from eagle3_inspect.commands.validate import validate
 from eagle3_inspect.errors import InvalidArgumentError
+from eagle3_inspect.reader.checkpoint import Checkpoint
 from eagle3_inspect.synthetic.demo import DIMS
 from eagle3_inspect.synthetic.drafters import (
     build_drafter,
@@ -221,6 +223,44 @@ def test_many_checkpoints_as_json_lines_and_resume(sim_cluster, data, tmp_path):
     cluster = gap.pop("cluster")
     assert json_text(gap) == json_text(scan(data["gap"], stats=True).to_dict())
     assert {n["node"] for n in cluster["nodes"]} == {"n0", "n1", "n2"}
+
+
+def test_an_audit_gets_small_files_statistics_computed_at_discovery(sim_cluster, data, monkeypatch):
+    """An audit asks the nodes for the statistics of small files with their listing: no file
+    travels, no data task runs, and every report is the local one."""
+    monkeypatch.setattr(discover_module, "WHOLE_CAP", WHOLE_CAP)
+    session = connect(sim_cluster.address, sim_cluster.path_map)
+    records: list[dict] = []
+    paths = [str(data[k]) for k in ("correct", "broken", "gap")]
+    audit(paths, records.append, ray=session, stats=True, hashes=True)
+    reports = {r["path"]: r for r in records if r["schema"] == "eagle3-inspect/scan/1"}
+    assert sorted(reports) == sorted(paths)
+    for path, report in reports.items():
+        cluster = _same(scan(path, stats=True, hashes=True).to_dict(), report)
+        assert sum(n["tasks"] for n in cluster["nodes"]) == 0
+        read = {n["node"]: n["bytes_read"] for n in cluster["nodes"]}
+        assert read["n1"] > 0 and read["n2"] > 0  # the holders read the data, not the driver
+
+
+@pytest.mark.parametrize("asked", ["other-pass", "one-missing"])
+def test_statistics_computed_at_discovery_fall_back_to_tasks(sim_cluster, data, monkeypatch, asked):
+    """Computed for another pass (without hashes), or missing a tensor (its file changed under
+    the discovery's pass): those tensors are read by a task on the holder, with the same result."""
+    monkeypatch.setattr(discover_module, "WHOLE_CAP", WHOLE_CAP)
+    session = connect(sim_cluster.address, sim_cluster.path_map)
+    path = str(data["broken"])
+    session.prefetch([path], {"hashes": asked == "one-missing"})
+    ckpt = open_checkpoint(path, session)
+    computed = [f for f in ckpt.placement.files if f.computed is not None]
+    assert len(computed) == 3
+    assert all(len(f.head) < f.size for f in computed)  # headers travelled, not the files
+    if asked == "one-missing":
+        name = next(iter(computed[0].computed["results"]))
+        del computed[0].computed["results"][name]
+    found = ckpt.stats(hashes=True)
+    assert found == Checkpoint(path).stats(hashes=True)
+    tasks = sum(n["tasks"] for n in ckpt.cluster_summary()["nodes"])
+    assert tasks == (1 if asked == "one-missing" else 3)  # a task per shard (holders differ)
 
 
 def _sleep(seconds: float) -> dict:

@@ -92,16 +92,24 @@ class ClusterCheckpoint(Checkpoint):
     ) -> dict[str, Any]:
         if threads is not None and threads < 1:
             raise ValueError(f"threads must be >= 1, got {threads}")
+        merged = self._computed_at_discovery(names, hashes, stats)
         # Files that came whole with the listing are passed over here, from those bytes.
         whole = {f.name for f in self.placement.files if len(f.head) == f.size}
-        here = [n for n in names if os.path.basename(self.tensors[n].file) in whole]
-        merged: dict[str, Any] = {}
-        names_there = [n for n in names if n not in set(here)]
-        here_bytes = sum(self.tensors[n].nbytes for n in here)
+        left = [n for n in names if n not in merged]
+        here = [n for n in left if os.path.basename(self.tensors[n].file) in whole]
+        names_there = [n for n in left if n not in set(here)]
+        near_bytes = sum(self.tensors[n].nbytes for n in merged)
+        here_bytes = near_bytes + sum(self.tensors[n].nbytes for n in here)
         total = here_bytes + sum(self.tensors[n].nbytes for n in names_there)
+        if progress is not None and near_bytes:
+            progress(near_bytes, total)
         if here:
             found = Checkpoint.stats(
-                self, here, hashes=hashes, threads=threads, progress=_shifted(progress, 0, total)
+                self,
+                here,
+                hashes=hashes,
+                threads=threads,
+                progress=_shifted(progress, near_bytes, total),
             )
             merged.update(found if stats else {n: s.hash for n, s in found.items()})
         jobs = []
@@ -126,6 +134,30 @@ class ClusterCheckpoint(Checkpoint):
             for item in result["changed"]:
                 self.add_finding(replace(item, file=self._shown(os.path.basename(item.file))))
         return {n: merged[n] for n in names if n in merged}
+
+    def _computed_at_discovery(self, names: list[str], hashes: bool, stats: bool) -> dict[str, Any]:
+        """The results of `names` that their holder already computed at discovery (an audit
+        asks for them there: see `tasks.node_discover`), when computed for this pass. A tensor
+        missing from them (its file changed under that pass) is read again by a task."""
+        found: dict[str, Any] = {}
+        usable = {
+            f.name: f
+            for f in self.placement.files
+            if f.computed is not None and f.computed["hashes"] == hashes
+        }
+        if not usable:
+            return found
+        used: dict[str, PlacedFile] = {}
+        for name in names:
+            placed = usable.get(os.path.basename(self.tensors[name].file))
+            result = None if placed is None else placed.computed["results"].get(name)
+            if result is not None:
+                found[name] = result if stats else result.hash
+                used[placed.name] = placed
+        for placed in used.values():
+            nbytes, seconds = placed.computed["bytes"], placed.computed["seconds"]
+            self.session.account(self.usage, placed.holders[0], placed.name, nbytes, seconds, False)
+        return found
 
     def _submit(
         self,

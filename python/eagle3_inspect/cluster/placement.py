@@ -24,6 +24,8 @@ class PlacedFile:
     holders: list[NodeInfo]
     local_paths: dict[str, str]  # node id -> the file's path on that node
     head: bytes = b""  # the first bytes (length prefix and header) when discovery sent them
+    # Statistics the holder computed at discovery (see `tasks.node_discover`), else None.
+    computed: dict[str, Any] | None = None
 
 
 @dataclass
@@ -66,8 +68,9 @@ def place(reports: list[tuple[NodeInfo, dict[str, Any]]]) -> Placement:
         loads[holders[0].node_id] += size
         roots = {n.node_id: r["local_root"] for n, r in held}
         paths = {n.node_id: os.path.join(roots[n.node_id], name) for n in holders}
-        head = next(e.get("head", b"") for n, e in entries if n is holders[0])
-        files.append(PlacedFile(name, size, holders, paths, head))
+        chosen = next(e for n, e in entries if n is holders[0])
+        head, computed = chosen.get("head", b""), chosen.get("computed")
+        files.append(PlacedFile(name, size, holders, paths, head, computed))
     files.sort(key=lambda f: f.name)
     index = next((r["index"] for _, r in held if r["index"] is not None), None)
     config = next((r["config"] for _, r in held if r["config"] is not None), None)

@@ -103,12 +103,13 @@ class ClusterSession:
             batch = self._discover_batch([path])
         return batch.result()[path]
 
-    def prefetch(self, paths: list[str]) -> None:
+    def prefetch(self, paths: list[str], compute: dict[str, bool] | None = None) -> None:
         """Starts discovering `paths` with one task per node (many checkpoints: one round trip);
-        returns at once, `discover` waits for the answer."""
+        returns at once, `discover` waits for the answer. With `compute` (`{"hashes": bool}`),
+        small files' statistics come computed with the answer instead of their bytes."""
         if not paths:
             return  # an empty batch would still cost a task per node
-        batch = self._discover_batch(paths)
+        batch = self._discover_batch(paths, compute)
         with self._lock:
             self._discovered.update(dict.fromkeys(paths, batch))
             self._prefetching.append(batch)
@@ -136,10 +137,12 @@ class ClusterSession:
                 sizes[path] = sum(e["size"] for _, r in batch.result()[path] for e in r["files"])
         return sizes
 
-    def _discover_batch(self, paths: list[str]) -> _Discovery:
+    def _discover_batch(
+        self, paths: list[str], compute: dict[str, bool] | None = None
+    ) -> _Discovery:
         refs = {
             n.node_id: self.pinned(self._discover, n).remote(
-                [self.node_path(n, p) for p in paths], discover_module.WHOLE_CAP
+                [self.node_path(n, p) for p in paths], discover_module.WHOLE_CAP, compute
             )
             for n in self.nodes
             if n.node_id not in self.dead

@@ -5,6 +5,7 @@ return plain data; `session.py` wraps them in Ray tasks pinned to a node."""
 from __future__ import annotations
 
 import functools
+import os
 import time
 from typing import Any
 
@@ -12,9 +13,25 @@ from eagle3_inspect.cluster.discover import discover
 from eagle3_inspect.reader.source import pread_exact
 
 
-def node_discover(local_paths: list[str], whole_cap: int) -> list[dict[str, Any]]:
-    """`discover()` of each path on this node (one task for a batch of checkpoints)."""
-    return [discover(p, whole_cap) for p in local_paths]
+def node_discover(
+    local_paths: list[str], whole_cap: int, compute: dict[str, bool] | None = None
+) -> list[dict[str, Any]]:
+    """`discover()` of each path on this node (one task for a batch of checkpoints). With
+    `compute` (`{"hashes": bool}`: the audit's data pass is known ahead), a file of at most
+    `whole_cap` bytes is not sent whole: its statistics are computed here, next to its bytes, and
+    sent instead as `computed` (a few hundred bytes per tensor instead of the file)."""
+    if compute is None:
+        return [discover(p, whole_cap) for p in local_paths]
+    reports = [discover(p, 0) for p in local_paths]
+    for report in reports:
+        for entry in report["files"]:
+            if entry["size"] <= whole_cap:
+                path = os.path.join(report["local_root"], entry["name"])
+                entry["computed"] = {
+                    "hashes": compute["hashes"],
+                    **node_shard_stats([(path, None)], compute["hashes"], True, 1),
+                }
+    return reports
 
 
 def node_pread(path: str, offset: int, length: int) -> bytes:
@@ -23,10 +40,10 @@ def node_pread(path: str, offset: int, length: int) -> bytes:
 
 
 def node_shard_stats(
-    pieces: list[tuple[str, list[str]]], hashes: bool, stats: bool, threads: int | None
+    pieces: list[tuple[str, list[str] | None]], hashes: bool, stats: bool, threads: int | None
 ) -> dict[str, Any]:
     """Statistics (or, without `stats`, content hashes only) of the tensors of local shards: each
-    piece is (shard path, tensor names)."""
+    piece is (shard path, tensor names; None: every readable tensor of the shard)."""
     start = time.perf_counter()
     merged: dict[str, Any] = {"results": {}, "changed": [], "bytes": 0}
     for path, names in pieces:
@@ -39,7 +56,7 @@ def node_shard_stats(
 
 
 def _shard_stats(
-    path: str, names: list[str], hashes: bool, stats: bool, threads: int | None
+    path: str, names: list[str] | None, hashes: bool, stats: bool, threads: int | None
 ) -> dict[str, Any]:
     """The tensors `names` of the single local shard `path`, opened on its own: per-tensor
     results do not depend on which tensors share the pass or on the thread count, so they merge
@@ -49,6 +66,8 @@ def _shard_stats(
     from eagle3_inspect.reader.compare import content_hashes
 
     ckpt = Checkpoint(path)
+    if names is None:
+        names = [n for n in ckpt.tensors if n not in ckpt.unreadable]
     before = len(ckpt.findings)
     found: dict[str, Any]
     if stats:
