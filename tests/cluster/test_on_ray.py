@@ -76,6 +76,14 @@ def data(sim_cluster: SimCluster, tmp_path_factory: pytest.TempPathFactory) -> d
         hidden_size=DIMS["H"], vocab_size=DIMS["Vt"], num_hidden_layers=DIMS["target_layers"]
     )
     paths["target"] = write_target(root / "target", config)
+    large, small = shards_by_size(paths["target"])
+    target_holdings = {"n0": [INDEX, CONFIG], "n1": [large], "n2": [small]}
+    sim_cluster.spread(paths["target"], target_holdings)
+    # "far-target": the same target on the nodes only (this machine has none of it).
+    paths["far-target"] = root / "far-target"
+    shutil.copytree(paths["target"], paths["far-target"])
+    sim_cluster.spread(paths["far-target"], target_holdings)
+    shutil.rmtree(paths["far-target"])
     return paths
 
 
@@ -132,15 +140,31 @@ def test_stats_and_hashes_are_bit_identical_in_pieces_and_at_any_thread_count(
     assert [d for d, _ in seen] == sorted(d for d, _ in seen)
 
 
-def test_validate_with_target_and_engine_is_identical(sim_cluster, data):
+@pytest.mark.parametrize("target", ["target", "far-target"])
+def test_validate_with_target_and_engine_is_identical(sim_cluster, data, target):
+    """The target is read where the nodes see it: also one this machine does not have."""
     options = {"engine": "sglang@0.5.11", "target": str(data["target"])}
     local = validate(data["broken"], **options)
     remote = validate(
-        data["broken"], **options, ray=sim_cluster.address, ray_path_map=sim_cluster.path_map
+        data["broken"],
+        **{**options, "target": str(data[target])},
+        ray=sim_cluster.address,
+        ray_path_map=sim_cluster.path_map,
     )
     assert not local.ok and remote.ok == local.ok
     assert {f.code for f in local.findings} >= {"VM006", "E3009"}
-    _same(local.to_dict(), remote.to_dict())
+    assert remote.target is not None and remote.target.embed_shape == local.target.embed_shape
+    expected = local.to_dict()
+    expected["target"] = str(data[target])
+    _same(expected, remote.to_dict())
+
+
+def test_a_target_on_no_node_or_as_a_loose_json_is_one_error(sim_cluster, data, tmp_path):
+    options = {"ray": sim_cluster.address, "ray_path_map": sim_cluster.path_map}
+    with pytest.raises(FileNotFoundError, match="target not found on any node"):
+        validate(data["broken"], target=str(tmp_path / "nowhere"), **options)
+    with pytest.raises(InvalidArgumentError, match="give its directory"):
+        validate(data["broken"], target=str(tmp_path / "target-config.json"), **options)
 
 
 @pytest.mark.parametrize("whole", [False, True])

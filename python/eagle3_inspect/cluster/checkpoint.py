@@ -235,7 +235,12 @@ def open_on_cluster(path: str | os.PathLike[str], session: ClusterSession) -> Cl
             f"{path}: --ray reads paths on the cluster's nodes; hf:// and http(s):// paths are "
             "read from this machine (without --ray)"
         )
-    reports = session.discover(path)
+    return open_placed(path, session, placement_of(path, session.discover(path)))
+
+
+def placement_of(path: str, reports: list[tuple[Any, dict[str, Any]]]) -> Placement:
+    """The placement of `path` from its discovery reports; an index or config that is not UTF-8
+    and a Hugging Face cache folder are refused as a local run (or `--ray`) refuses them."""
     for _, report in reports:
         if report.get("not_text"):  # as a local run: the checkpoint cannot be opened
             name = os.path.join(shown_root(path, "dir"), report["not_text"])
@@ -246,6 +251,11 @@ def open_on_cluster(path: str | os.PathLike[str], session: ClusterSession) -> Cl
             f"{path}: Hugging Face cache folders are not offered with --ray; give the snapshot "
             "directory"
         )
+    return placement
+
+
+def open_placed(path: str, session: ClusterSession, placement: Placement) -> ClusterCheckpoint:
+    """Opens `path` from its placement (see `open_on_cluster`)."""
     if not placement.files and placement.index is None:
         nodes = ", ".join(n.shown for n in session.nodes)
         raise CheckpointNotFoundError(f"{path}: no alive node holds it (nodes: {nodes})")

@@ -12,6 +12,7 @@ from eagle3_inspect.reader.opening import open_checkpoint
 
 if TYPE_CHECKING:
     from eagle3_inspect.cluster.session import ClusterSession
+    from eagle3_inspect.reader.target import TargetInfo
 
 RayOption: TypeAlias = "str | ClusterSession"
 PathMap = Mapping[str, str] | Iterable[str] | None
@@ -40,6 +41,14 @@ def session_for(ray: RayOption | None, path_map: PathMap) -> RayOption | None:
     from eagle3_inspect.cluster.api import connect
 
     return connect(ray, path_map)
+
+
+def load_target_on_ray(target: str | os.PathLike[str], session: RayOption) -> TargetInfo:
+    """`validate --target` on a cluster: the target read where the nodes see it."""
+    from eagle3_inspect.cluster.api import connect
+    from eagle3_inspect.cluster.target import load_target_on_cluster
+
+    return load_target_on_cluster(target, connect(session))
 
 
 def cluster_section(ckpt: Checkpoint) -> dict[str, Any] | None:

@@ -10,7 +10,14 @@ import os
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from eagle3_inspect.commands.on_cluster import PathMap, RayOption, cluster_section, open_any
+from eagle3_inspect.commands.on_cluster import (
+    PathMap,
+    RayOption,
+    cluster_section,
+    load_target_on_ray,
+    open_any,
+    session_for,
+)
 from eagle3_inspect.findings import (
     RANK_OF_VALUE,
     Finding,
@@ -130,9 +137,12 @@ def validate(
     """Validates the drafter at `path`. `engine` is "sglang", "vllm@0.20", "all", ...;
     `target` a target model directory, config.json or index, or an `hf://` / `http(s)://` path
     (headers and config only). `path` may be remote too (see `reader/remote`). With `ray` the
-    drafter's files are read on the Ray nodes that hold them (the target on this machine)."""
+    drafter's and the target's files are read on the Ray nodes that hold them."""
     with paused_gc():  # a finding per tensor of a large header: see reader/bulk.py
-        ckpt = open_any(path, ray, ray_path_map)
+        session = session_for(ray, ray_path_map)
+        ckpt = open_any(path, session, ray_path_map if session is None else None)
+        if session is not None and target is not None:
+            target = load_target_on_ray(target, session)
         report = _validate(ckpt, engine, target, stats, fail_on, threads, progress)
         report.cluster = cluster_section(ckpt)
         return report
@@ -141,7 +151,7 @@ def validate(
 def _validate(
     path: str | os.PathLike[str] | Checkpoint,
     engine: str | None,
-    target: str | os.PathLike[str] | None,
+    target: str | os.PathLike[str] | TargetInfo | None,
     stats: bool,
     fail_on: str | Severity,
     threads: int | None,
@@ -154,7 +164,9 @@ def _validate(
         from eagle3_inspect.rules.en import check_all, resolve_engines
 
         profiles = resolve_engines(engine)
-    target_info = load_target(target) if target is not None else None
+    target_info = (
+        target if isinstance(target, TargetInfo) or target is None else load_target(target)
+    )
     layout = detect_layout(ckpt.tensors, ckpt.config)
     draft_config = read_draft_config(ckpt.config)
     findings = list(ckpt.findings)

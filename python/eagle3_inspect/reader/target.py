@@ -143,14 +143,18 @@ def _load_remote(path: str) -> TargetInfo:
     listing = resolve(path, traffic)
     info = TargetInfo(path=path, remote=traffic)
     if listing.config is not None:
-        where = f"{listing.root}/{listing.config[0]}"
-        try:
-            config = json.loads(listing.config[1])
-        except ValueError as exc:
-            raise ValueError(f"{where}: target config is not valid JSON: {exc}") from None
-        if not isinstance(config, dict):
-            raise ValueError(f"{where}: config is not a JSON object")
-        _text_fields(info, config)
+        config_fields(info, f"{listing.root}/{listing.config[0]}", listing.config[1])
     if listing.files:
         weight_shapes(info, Checkpoint.from_source(listing))
     return info
+
+
+def config_fields(info: TargetInfo, where: str, text: str) -> None:
+    """Fills `info` from the text of the target's config.json (found at `where`, for messages)."""
+    try:
+        config = json.loads(text)
+    except ValueError as exc:
+        raise ValueError(f"{where}: target config is not valid JSON: {exc}") from None
+    if not isinstance(config, dict):
+        raise ValueError(f"{where}: config is not a JSON object")
+    _text_fields(info, config)
