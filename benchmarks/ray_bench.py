@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -148,6 +149,8 @@ def main(argv: list[str] | None = None) -> None:
             f"cluster / local, beyond the connection: {best_ray / best_local:.3f}x "
             f"(target <= 1.15x): {'met' if best_ray <= 1.15 * best_local else 'MISSED'}"
         )
+        median_ratio = statistics.median(ray_runs) / statistics.median(local_runs)
+        print(f"median / median (for the noise): {median_ratio:.3f}x")
     finally:
         ray.shutdown()
         cluster.shutdown()

@@ -72,6 +72,14 @@ def data(sim_cluster: SimCluster, tmp_path_factory: pytest.TempPathFactory) -> d
     holdings["n2"].remove(middle)
     (paths["gap"] / middle).unlink()
     sim_cluster.spread(paths["gap"], holdings)
+    # "damaged": the correct drafter with its smallest shard's header length garbage and its
+    # middle shard cut short.
+    paths["damaged"] = root / "damaged"
+    shutil.copytree(paths["correct"], paths["damaged"])
+    _, middle, small = (paths["damaged"] / n for n in shards_by_size(paths["damaged"]))
+    small.write_bytes(b"\xff" * 8 + small.read_bytes()[8:])
+    middle.write_bytes(middle.read_bytes()[:-100])
+    sim_cluster.spread(paths["damaged"], _holdings(paths["damaged"]))
     config = target_config(
         hidden_size=DIMS["H"], vocab_size=DIMS["Vt"], num_hidden_layers=DIMS["target_layers"]
     )
@@ -255,7 +263,7 @@ def test_an_audit_gets_small_files_statistics_computed_at_discovery(sim_cluster,
     monkeypatch.setattr(discover_module, "WHOLE_CAP", WHOLE_CAP)
     session = connect(sim_cluster.address, sim_cluster.path_map)
     records: list[dict] = []
-    paths = [str(data[k]) for k in ("correct", "broken", "gap")]
+    paths = [str(data[k]) for k in ("correct", "broken", "gap", "damaged")]
     audit(paths, records.append, ray=session, stats=True, hashes=True)
     reports = {r["path"]: r for r in records if r["schema"] == "eagle3-inspect/scan/1"}
     assert sorted(reports) == sorted(paths)

@@ -22,15 +22,19 @@ def node_discover(
     sent instead as `computed` (a few hundred bytes per tensor instead of the file)."""
     if compute is None:
         return [discover(p, whole_cap) for p in local_paths]
+    from eagle3_inspect.errors import InspectError
+
     reports = [discover(p, 0) for p in local_paths]
     for report in reports:
         for entry in report["files"]:
-            if entry["size"] <= whole_cap:
-                path = os.path.join(report["local_root"], entry["name"])
-                entry["computed"] = {
-                    "hashes": compute["hashes"],
-                    **node_shard_stats([(path, None)], compute["hashes"], True, 1),
-                }
+            if entry["size"] > whole_cap:
+                continue
+            path = os.path.join(report["local_root"], entry["name"])
+            try:
+                found = node_shard_stats([(path, None)], compute["hashes"], True, 1)
+            except (InspectError, OSError, ValueError):
+                continue  # e.g. removed since it was listed: the open then reports it as usual
+            entry["computed"] = {"hashes": compute["hashes"], **found}
     return reports
 
 
