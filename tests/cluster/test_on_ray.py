@@ -226,6 +226,39 @@ def test_the_cli_prints_the_local_json_plus_the_cluster_and_exits_alike(sim_clus
     _same(json.loads(local.stdout), json.loads(remote.stdout))
 
 
+@pytest.mark.parametrize("command", ["scan", "diff"])
+def test_the_human_formats_end_with_what_each_node_read(sim_cluster, data, command):
+    """The `--json` twin: the concise report is the local one plus a line per cluster section."""
+    from click.testing import CliRunner
+
+    from eagle3_inspect.cli.main import main
+
+    ray_args = ["--ray", sim_cluster.address]
+    for entry in sim_cluster.path_map:
+        ray_args += ["--ray-path-map", entry]
+    paths = (
+        [str(data["broken"])]
+        if command == "scan"
+        else [str(data[k]) for k in ("correct", "broken")]
+    )
+    args = [command, "--format", "concise", *(["--stats"] if command == "scan" else []), *paths]
+    local = CliRunner().invoke(main, args)
+    remote = CliRunner().invoke(main, [*args, *ray_args])
+    assert remote.exit_code == local.exit_code == (command == "diff"), remote.output
+    extra = remote.output.splitlines()[len(local.output.splitlines()) :]
+    assert remote.output.startswith(local.output)
+    prefixes = ("a: ", "b: ") if command == "diff" else ("",)
+    assert [line.split("cluster (")[0] for line in extra] == list(prefixes)
+    last = extra[-1]
+    assert f"cluster ({sim_cluster.address}): " in last and "n0 read nothing" in last
+    assert (
+        "n1 read" in last
+        and " of 1 file in " in last
+        and "n2 read" in last
+        and " of 2 files in " in last
+    )
+
+
 def test_many_checkpoints_as_json_lines_and_resume(sim_cluster, data, tmp_path):
     ray_args = ["--ray", sim_cluster.address]
     for entry in sim_cluster.path_map:

@@ -10,6 +10,7 @@ import click
 
 from eagle3_inspect.cli.formats import html_renderer
 from eagle3_inspect.cli.json_stream import encode_record, write_json
+from eagle3_inspect.cli.render.cluster import cluster_lines
 from eagle3_inspect.cli.render.concise import concise_line, summary_line
 from eagle3_inspect.cli.render.github import github_line
 from eagle3_inspect.cli.render.records import Record, finding_records
@@ -89,8 +90,10 @@ def emit_report(kind: str, report: Any, fmt: str, html_file: str | None = None) 
     else:
         records, summary = _records(kind, report)
         emit_records(records, fmt, summary)
-    if fmt in ("full", "concise", "github") and (line := remote_line(report)) is not None:
-        echo(line)
+    if fmt in ("full", "concise", "github"):
+        remote = remote_line(report)
+        for line in [*cluster_lines(kind, report), *([remote] if remote else [])]:
+            echo(line)
 
 
 def emit_rules(rules: list[Rule], fmt: str, single: bool) -> None:
