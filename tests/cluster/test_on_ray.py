@@ -257,6 +257,11 @@ def test_the_human_formats_end_with_what_each_node_read(sim_cluster, data, comma
         and "n2 read" in last
         and " of 2 files in " in last
     )
+    # The HTML report carries the same lines; a local one has no such section.
+    page = CliRunner().invoke(main, [*args, "--format", "html", *ray_args]).output
+    assert "Where the bytes were read" in page and "n0 read nothing" in page
+    local_page = CliRunner().invoke(main, [*args, "--format", "html"]).output
+    assert "<html" in local_page and "Where the bytes were read" not in local_page
 
 
 def test_many_checkpoints_as_json_lines_and_resume(sim_cluster, data, tmp_path):

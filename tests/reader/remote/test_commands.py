@@ -113,7 +113,12 @@ def test_cli_validate_remote_json(hub, run_cli, published):
     doc = json.loads(out)
     assert doc["remote"]["bytes_fetched"] == hub.bytes_served()
     code, out, err = run_cli("scan", "hf://demo/sharded", "--format", "concise")
-    assert out.splitlines()[-1].startswith("remote: fetched ")
+    line = out.splitlines()[-1]
+    assert line.startswith("remote: fetched ")
+    pytest.importorskip("matplotlib")
+    code, page, err = run_cli("scan", "hf://demo/sharded", "--format", "html")
+    assert code == 0, err
+    assert "Where the bytes were read" in page and "remote: fetched " in page
 
 
 def test_cli_remote_failure_is_one_line_exit_2(hub, run_cli):

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 
+from eagle3_inspect.cli.render.cluster import cluster_lines
+from eagle3_inspect.cli.render.remote import remote_line
 from eagle3_inspect.commands.diff import DiffReport
 from eagle3_inspect.commands.scan import ScanReport
 from eagle3_inspect.commands.validate import Report
@@ -13,6 +15,7 @@ from eagle3_inspect.commands.views.diff import diff_view
 from eagle3_inspect.commands.views.scan import scan_view
 from eagle3_inspect.commands.views.validate import validate_view
 from eagle3_inspect.errors import InvalidArgumentError
+from eagle3_inspect.html.markup import Markup, join, note, section
 from eagle3_inspect.html.page import document
 from eagle3_inspect.html.plots import require_matplotlib
 
@@ -27,12 +30,25 @@ def render_html(report: ScanReport | Report | DiffReport) -> str:
     require_matplotlib()
     if isinstance(report, Report):
         title = f"validate {_name(report.path)}: {'PASS' if report.ok else 'FAIL'}"
-        return document(title, validate_view(report, plots=True))
-    if isinstance(report, DiffReport):
+        body = validate_view(report, plots=True)
+        kind = "validate"
+    elif isinstance(report, DiffReport):
         title = f"diff {_name(report.a.path)} vs {_name(report.b.path)}: {report.verdict()}"
-        return document(title, diff_view(report, plots=True))
-    if isinstance(report, ScanReport):
-        return document(f"scan {_name(report.checkpoint.path)}", scan_view(report))
-    raise InvalidArgumentError(
-        f"render_html takes a scan, validate or diff report, not {type(report).__name__}"
-    )
+        body, kind = diff_view(report, plots=True), "diff"
+    elif isinstance(report, ScanReport):
+        title, body = f"scan {_name(report.checkpoint.path)}", scan_view(report)
+        kind = "scan"
+    else:
+        raise InvalidArgumentError(
+            f"render_html takes a scan, validate or diff report, not {type(report).__name__}"
+        )
+    return document(title, join([body, _where_read(kind, report)]))
+
+
+def _where_read(kind: str, report: ScanReport | Report | DiffReport) -> Markup:
+    """The lines the text formats end with: what a cluster's nodes or a remote read cost."""
+    remote = remote_line(report)
+    lines = [*cluster_lines(kind, report), *([remote] if remote else [])]
+    if not lines:
+        return Markup("")
+    return section("Where the bytes were read", *(note(line) for line in lines))
