@@ -42,7 +42,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="the big drafter (made with bench_data when absent)",
     )
     p.add_argument("--drafters", type=int, default=24, help="how many small drafters (24)")
-    p.add_argument("--repeats", type=int, default=3, help="passes of each kind, best kept (3)")
+    p.add_argument("--repeats", type=int, default=7, help="passes of each kind, best kept (7)")
     return p.parse_args(argv)
 
 
