@@ -1,0 +1,192 @@
+//! JSON text spelled exactly as Python's `json` encoder spells it (`ensure_ascii=True`), for the
+//! binding's writers of per-tensor records: a string literal as `encode_basestring_ascii`
+//! escapes it, a float as `float.__repr__` (shortest round-trip digits; exponent form when the
+//! decimal exponent is below -4 or at least 16), integers in decimal.
+//!
+//! Python's output is the contract: the Python tests compare these spellings with the encoder's
+//! on random and edge values.
+
+use std::fmt::Write;
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// Appends `text` as a JSON string literal with every character outside printable ASCII escaped
+/// (`\"`, `\\`, `\n`, `\r`, `\t`, `\b`, `\f`, else `\u00XX`, astral characters as a surrogate
+/// pair), the bytes `json.encoder.encode_basestring_ascii` writes.
+pub fn push_str(out: &mut String, text: &str) {
+    out.push('"');
+    let mut plain_from = 0;
+    for (at, c) in text.char_indices() {
+        let escaped = match c {
+            ' '..='~' if c != '"' && c != '\\' => continue,
+            _ => c,
+        };
+        out.push_str(&text[plain_from..at]);
+        plain_from = at + c.len_utf8();
+        match escaped {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            _ => {
+                let mut units = [0u16; 2];
+                for unit in escaped.encode_utf16(&mut units) {
+                    push_unicode_escape(out, *unit);
+                }
+            }
+        }
+    }
+    out.push_str(&text[plain_from..]);
+    out.push('"');
+}
+
+fn push_unicode_escape(out: &mut String, unit: u16) {
+    out.push_str("\\u");
+    for shift in [12u16, 8, 4, 0] {
+        out.push(HEX[usize::from((unit >> shift) & 0xf)] as char);
+    }
+}
+
+/// Appends `value` as `repr(value)` does in Python; false (nothing appended) for an infinity or
+/// NaN, which JSON cannot hold.
+pub fn push_f64(out: &mut String, value: f64) -> bool {
+    if !value.is_finite() {
+        return false;
+    }
+    // Rust's `{:e}` gives the shortest digits that round-trip, as Python's repr does:
+    // "-1.2345e-7", "0e0". They are re-laid out the way Python lays them out.
+    let mut sci = String::with_capacity(32);
+    // Writing to a String cannot fail.
+    let _ = write!(sci, "{value:e}");
+    let (mantissa, exponent) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    let (negative, mantissa) = match mantissa.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, mantissa),
+    };
+    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    if negative {
+        out.push('-');
+    }
+    if !(-4..16).contains(&exponent) {
+        out.push_str(&digits[..1]);
+        if digits.len() > 1 {
+            out.push('.');
+            out.push_str(&digits[1..]);
+        }
+        let _ = write!(
+            out,
+            "e{}{:02}",
+            if exponent < 0 { '-' } else { '+' },
+            exponent.abs()
+        );
+        return true;
+    }
+    // Fixed notation: the point goes after `point` digits (it may be before the first).
+    let point = exponent + 1;
+    if point <= 0 {
+        out.push_str("0.");
+        out.extend(std::iter::repeat_n('0', point.unsigned_abs() as usize));
+        out.push_str(&digits);
+    } else {
+        let point = point as usize;
+        if point >= digits.len() {
+            out.push_str(&digits);
+            out.extend(std::iter::repeat_n('0', point - digits.len()));
+            out.push_str(".0");
+        } else {
+            out.push_str(&digits[..point]);
+            out.push('.');
+            out.push_str(&digits[point..]);
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn float(value: f64) -> String {
+        let mut out = String::new();
+        assert!(push_f64(&mut out, value));
+        out
+    }
+
+    fn string(text: &str) -> String {
+        let mut out = String::new();
+        push_str(&mut out, text);
+        out
+    }
+
+    #[test]
+    fn floats_are_spelled_as_python_repr_spells_them() {
+        // Each right-hand side is Python 3's repr() of the left.
+        let cases = [
+            (0.0, "0.0"),
+            (-0.0, "-0.0"),
+            (1.0, "1.0"),
+            (-2.5, "-2.5"),
+            (0.1, "0.1"),
+            (1e-4, "0.0001"),
+            (1e-5, "1e-05"),
+            (1.5e-7, "1.5e-07"),
+            (123456789012345.6, "123456789012345.6"),
+            (1234567890123456.0, "1234567890123456.0"),
+            (1e16, "1e+16"),
+            (1.2345e16, "1.2345e+16"),
+            (1e100, "1e+100"),
+            (f64::MAX, "1.7976931348623157e+308"),
+            (f64::MIN_POSITIVE, "2.2250738585072014e-308"),
+            (5e-324, "5e-324"),
+            (0.30000000000000004, "0.30000000000000004"),
+            (100.0, "100.0"),
+        ];
+        for (value, expected) in cases {
+            assert_eq!(float(value), expected, "{value:e}");
+        }
+    }
+
+    #[test]
+    fn non_finite_floats_are_refused() {
+        let mut out = String::new();
+        for value in [f64::INFINITY, f64::NEG_INFINITY, f64::NAN] {
+            assert!(!push_f64(&mut out, value));
+        }
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn strings_are_escaped_as_encode_basestring_ascii_escapes_them() {
+        assert_eq!(string("model.w"), r#""model.w""#);
+        assert_eq!(string("a\"b\\c"), r#""a\"b\\c""#);
+        assert_eq!(string("\n\r\t\u{8}\u{c}"), r#""\n\r\t\b\f""#);
+        assert_eq!(string("\u{0}\u{1f}\u{7f}"), r#""\u0000\u001f\u007f""#);
+        assert_eq!(string("é€"), r#""\u00e9\u20ac""#);
+        assert_eq!(string("😀"), r#""\ud83d\ude00""#);
+        assert_eq!(string(""), r#""""#);
+    }
+
+    proptest! {
+        #[test]
+        fn every_finite_float_round_trips(bits in any::<u64>()) {
+            let value = f64::from_bits(bits);
+            prop_assume!(value.is_finite());
+            let text = float(value);
+            prop_assert_eq!(text.parse::<f64>().unwrap().to_bits(), value.to_bits());
+            // A float always reads back as a float in Python: a point or an exponent.
+            prop_assert!(text.contains('.') || text.contains('e'));
+        }
+
+        #[test]
+        fn escaped_strings_are_ascii_json_of_the_same_text(text in any::<String>()) {
+            let literal = string(&text);
+            prop_assert!(literal.bytes().all(|b| (b' '..=b'~').contains(&b)));
+            prop_assert_eq!(serde_json::from_str::<String>(&literal).unwrap(), text);
+        }
+    }
+}
