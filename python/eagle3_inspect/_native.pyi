@@ -80,6 +80,18 @@ def tensor_stats(
     that would be all None is None. With `names` None: every readable tensor in name order, and
     no `name` column."""
 
+def tensor_records_json(
+    infos: list[Any],
+    names: list[str] | None = None,
+    columns: dict[str, list[Any] | None] | None = None,
+    cursor: int = 0,
+) -> tuple[list[str | None], int]:
+    """TensorInfo.to_json() of each info (None: write that one the Python way), the stats of
+    `columns` row `cursor` added when its name is `names[cursor]`; and the cursor after them."""
+
+def findings_json(findings: list[Any]) -> list[str | None]:
+    """Finding.to_json() of each finding (None: write that one the Python way)."""
+
 def vocab_mapping(
     checkpoint: NativeCheckpoint,
     *,

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from itertools import islice
+from typing import Any, TypeVar
 
 # A JSON string literal, ASCII-escaped exactly as the encoder escapes it (TypeError on a non-str).
 json_str: Callable[[str], str] = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]
@@ -64,3 +65,24 @@ def _record_encoder() -> Callable[[Any], str]:
 
 
 encode_record: Callable[[Any], str] = _record_encoder()
+
+T = TypeVar("T")
+# Records per call of a native writer: large enough that the call costs nothing per record, small
+# enough that a chunk's text is a few MB (a million-row report never holds all its strings).
+NATIVE_CHUNK = 8192
+
+
+def chunked_texts(
+    items: Iterable[T],
+    write_chunk: Callable[[list[T]], list[str | None]],
+    spell: Callable[[T], str],
+) -> Iterator[str]:
+    """The JSON text of each item, written NATIVE_CHUNK items at a time by `write_chunk` (a
+    native writer), which gives None for an item it does not spell: `spell(item)` writes that
+    one the Python way."""
+    it = iter(items)
+    while chunk := list(islice(it, NATIVE_CHUNK)):
+        texts = write_chunk(chunk)
+        if None in texts:
+            texts = [spell(i) if t is None else t for t, i in zip(texts, chunk, strict=True)]
+        yield from texts  # type: ignore[misc]

@@ -9,11 +9,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from eagle3_inspect.commands.on_cluster import PathMap, RayOption, cluster_section, open_any
-from eagle3_inspect.findings import Finding, count_by_severity, findings_json
+from eagle3_inspect.findings import Finding, count_by_severity
 from eagle3_inspect.jsontext import EncodedRecords
 from eagle3_inspect.reader.checkpoint import Checkpoint
+from eagle3_inspect.reader.finding_json import findings_json
 from eagle3_inspect.reader.remote import remote_section, traffic_of
 from eagle3_inspect.reader.stats import ProgressCallback, TensorStats
+from eagle3_inspect.reader.tensor_json import tensor_texts
 from eagle3_inspect.reader.tensorinfo import TensorInfo
 
 SCHEMA = "eagle3-inspect/scan/1"
@@ -70,14 +72,9 @@ class ScanReport:
             yield row
 
     def _tensor_texts(self) -> Iterator[str]:
-        """`_tensor_rows` as JSON text, a record at a time."""
-        stats = self.stats
-        if stats is None:
-            yield from map(TensorInfo.to_json, self.tensors)
-            return
-        for info in self.tensors:
-            found = stats.get(info.name)
-            yield info.to_json(None if found is None else found.to_json())
+        """`_tensor_rows` as JSON text, a record at a time (written natively from the stats
+        pass's columns: see records_json.py)."""
+        return tensor_texts(self.tensors, self.stats)
 
     def to_dict(self, *, stream: bool = False) -> dict[str, Any]:
         """The `--json` document. With `stream`, `tensors` and `findings` are one-pass iterators

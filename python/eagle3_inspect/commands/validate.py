@@ -16,12 +16,12 @@ from eagle3_inspect.findings import (
     Finding,
     Severity,
     count_by_severity,
-    findings_json,
 )
 from eagle3_inspect.layout import Layout, detect_layout
 from eagle3_inspect.reader.bulk import paused_gc
 from eagle3_inspect.reader.checkpoint import Checkpoint
 from eagle3_inspect.reader.draft_config import read_draft_config
+from eagle3_inspect.reader.finding_json import findings_json
 from eagle3_inspect.reader.opening import open_checkpoint
 from eagle3_inspect.reader.remote import remote_section, traffic_of
 from eagle3_inspect.reader.stats import ProgressCallback

@@ -12,6 +12,7 @@ from eagle3_inspect import _native
 from eagle3_inspect.frozen import fast_builder
 from eagle3_inspect.jsontext import encode_record, json_str
 from eagle3_inspect.reader.bulk import paused_gc
+from eagle3_inspect.reader.stats_map import StatsByName
 
 ProgressCallback = Callable[[int, int], Any]
 
@@ -230,4 +231,6 @@ def compute_stats(
         # A column that is None is None in every row (no million-slot list of Nones crossed).
         values = [repeat(None, n) if c is None else c for c in columns.values()]
         # map() calls the builder with a row's values straight from the columns (no row tuple).
-        return dict(zip(names_column, map(_build_stats, *values), strict=True))
+        found = zip(names_column, map(_build_stats, *values), strict=True)
+        # The columns stay beside the dict: the report's JSON is written from them.
+        return StatsByName(found, list(names_column), columns)
