@@ -13,6 +13,7 @@ from eagle3_inspect.findings import Finding, Severity
 from eagle3_inspect.frozen import fast_builder
 from eagle3_inspect.reader.bulk import paused_gc
 from eagle3_inspect.reader.stats import ProgressCallback, TensorStats, compute_stats
+from eagle3_inspect.reader.stats_map import stats_columns
 from eagle3_inspect.reader.tensorinfo import TensorInfo
 from eagle3_inspect.reader.view import checkpoint_view
 from eagle3_inspect.reader.vocab import VocabMapping, analyze, default_vocab_sizes
@@ -224,7 +225,9 @@ class Checkpoint:
         )
         # A file that shrank under the pass read zeros, not its data: drop those results (the
         # IX011 finding is recorded on the checkpoint instead).
-        for changed in self.changed(found):
+        # Named from the columns: reading the dict would build every TensorStats.
+        columns = stats_columns(found)
+        for changed in self.changed(list(found) if columns is None else columns[0]):
             found.pop(changed.tensor or "", None)
         return found
 
