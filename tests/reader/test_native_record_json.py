@@ -122,3 +122,21 @@ def test_findings_are_written_as_to_json_writes_them(severity, texts, offset, ta
     plain_offset = offset is None or (type(offset) is int and -(2**63) <= offset < 2**64)
     if plain_offset and all(s is None or (type(s) is str and _is_utf8(s)) for s in strings):
         assert text is not None
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(TEXT, TEXT, st.sampled_from(list(Severity))), min_size=1, max_size=6))
+def test_fields_repeated_across_records_are_written_for_each_record(fields) -> None:
+    # Each record's own values, whether or not the previous record held the same objects (the
+    # writer escapes a repeated object once).
+    findings = [Finding("TEST", s, "m", file, "t", 1, None, hint) for file, hint, s in fields]
+    findings += findings[:2]
+    texts = _native.findings_json(findings)
+    assert [t for t in texts if t is not None] == [
+        f.to_json() for f, t in zip(findings, texts, strict=True) if t is not None
+    ]
+    infos = [TensorInfo("t", dtype, (1,), 4, file, 8) for file, dtype, _ in fields]
+    texts, _ = _native.tensor_records_json(infos + infos[:2])
+    assert [t for t in texts if t is not None] == [
+        i.to_json() for i, t in zip(infos + infos[:2], texts, strict=True) if t is not None
+    ]

@@ -58,24 +58,31 @@ pub fn push_f64(out: &mut String, value: f64) -> bool {
     }
     // Rust's `{:e}` gives the shortest digits that round-trip, as Python's repr does:
     // "-1.2345e-7", "0e0". They are re-laid out the way Python lays them out.
-    let mut sci = String::with_capacity(32);
-    // Writing to a String cannot fail.
+    let mut sci = SmallText::default();
+    // At most 25 bytes ("-d.ddddddddddddddddde-308"): the buffer holds them.
     let _ = write!(sci, "{value:e}");
-    let (mantissa, exponent) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let sci = sci.as_str();
+    let (mantissa, exponent) = sci.split_once('e').unwrap_or((sci, "0"));
     let exponent: i32 = exponent.parse().unwrap_or(0);
     let (negative, mantissa) = match mantissa.strip_prefix('-') {
         Some(rest) => (true, rest),
         None => (false, mantissa),
     };
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    // The digits: the first, then those after the point (if any).
+    let (first, rest) = match mantissa.get(..1) {
+        Some(first) => (first, &mantissa[1..]),
+        None => ("0", ""), // `{:e}` always writes a digit: not reached
+    };
+    let rest = rest.strip_prefix('.').unwrap_or(rest);
+    let digits = DigitPair(first, rest);
     if negative {
         out.push('-');
     }
     if !(-4..16).contains(&exponent) {
-        out.push_str(&digits[..1]);
-        if digits.len() > 1 {
+        out.push_str(first);
+        if !rest.is_empty() {
             out.push('.');
-            out.push_str(&digits[1..]);
+            out.push_str(rest);
         }
         let _ = write!(
             out,
@@ -90,20 +97,64 @@ pub fn push_f64(out: &mut String, value: f64) -> bool {
     if point <= 0 {
         out.push_str("0.");
         out.extend(std::iter::repeat_n('0', point.unsigned_abs() as usize));
-        out.push_str(&digits);
+        digits.push_range(out, 0, digits.len());
     } else {
         let point = point as usize;
         if point >= digits.len() {
-            out.push_str(&digits);
+            digits.push_range(out, 0, digits.len());
             out.extend(std::iter::repeat_n('0', point - digits.len()));
             out.push_str(".0");
         } else {
-            out.push_str(&digits[..point]);
+            digits.push_range(out, 0, point);
             out.push('.');
-            out.push_str(&digits[point..]);
+            digits.push_range(out, point, digits.len());
         }
     }
     true
+}
+
+/// A float's significant digits, held as the two pieces `{:e}` writes around its point.
+struct DigitPair<'a>(&'a str, &'a str);
+
+impl DigitPair<'_> {
+    fn len(&self) -> usize {
+        self.0.len() + self.1.len()
+    }
+
+    /// Appends digits `from..to` (ASCII: byte indices are digit indices).
+    fn push_range(&self, out: &mut String, from: usize, to: usize) {
+        let split = self.0.len();
+        if from < split {
+            out.push_str(&self.0[from..to.min(split)]);
+        }
+        if to > split {
+            out.push_str(&self.1[from.max(split) - split..to - split]);
+        }
+    }
+}
+
+/// A float's `{:e}` text, on the stack (no allocation per float of a million-row report).
+#[derive(Default)]
+struct SmallText {
+    bytes: [u8; 32],
+    len: usize,
+}
+
+impl SmallText {
+    fn as_str(&self) -> &str {
+        // Only whole `&str`s are ever copied in, so the bytes are UTF-8; "" if ever not.
+        std::str::from_utf8(&self.bytes[..self.len]).unwrap_or("")
+    }
+}
+
+impl Write for SmallText {
+    fn write_str(&mut self, text: &str) -> std::fmt::Result {
+        let end = self.len + text.len();
+        let slot = self.bytes.get_mut(self.len..end).ok_or(std::fmt::Error)?;
+        slot.copy_from_slice(text.as_bytes());
+        self.len = end;
+        Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -51,6 +51,34 @@ fn push_float(out: &mut String, value: &Bound<'_, PyAny>) -> Spelled {
     push_f64(out, value.cast::<PyFloat>().ok()?.value()).then_some(())
 }
 
+/// The JSON of the last object seen in one field: a field that repeats one object across
+/// records (a file path, a dtype, a finding's code and hint) is escaped once, not per record.
+#[derive(Default)]
+struct Repeated<'py> {
+    last: Option<(Bound<'py, PyAny>, String)>,
+}
+
+impl<'py> Repeated<'py> {
+    fn push(
+        &mut self,
+        out: &mut String,
+        value: &Bound<'py, PyAny>,
+        spell: fn(&mut String, &Bound<'py, PyAny>) -> Spelled,
+    ) -> Spelled {
+        if let Some((last, text)) = &self.last {
+            // The same object (held here, so its address is not reused): the same text.
+            if last.is(value) {
+                out.push_str(text);
+                return Some(());
+            }
+        }
+        let start = out.len();
+        spell(out, value)?;
+        self.last = Some((value.clone(), out[start..].to_owned()));
+        Some(())
+    }
+}
+
 /// The stats pass's columns (`tensor_stats`), each a list or None (None in every row: such a
 /// row is left to Python).
 struct StatsColumns<'py> {
@@ -128,16 +156,21 @@ impl<'py> StatsColumns<'py> {
 }
 
 /// `TensorInfo.to_json()` of `info`, with the statistics of row `row` when given.
-fn tensor_record(
-    info: &Bound<'_, PyAny>,
-    stats: Option<(&StatsColumns<'_>, usize)>,
+fn tensor_record<'py>(
+    info: &Bound<'py, PyAny>,
+    stats: Option<(&StatsColumns<'py>, usize)>,
+    seen: &mut [Repeated<'py>; 2],
 ) -> Option<String> {
     let py = info.py();
     let mut out = String::with_capacity(320);
     out.push_str("{\"name\": ");
     push_plain_str(&mut out, &info.getattr(intern!(py, "name")).ok()?)?;
     out.push_str(", \"dtype\": ");
-    push_plain_str(&mut out, &info.getattr(intern!(py, "dtype")).ok()?)?;
+    seen[0].push(
+        &mut out,
+        &info.getattr(intern!(py, "dtype")).ok()?,
+        push_plain_str,
+    )?;
     out.push_str(", \"shape\": [");
     let shape = info.getattr(intern!(py, "shape")).ok()?;
     if !shape.is_exact_instance_of::<PyTuple>() {
@@ -152,7 +185,11 @@ fn tensor_record(
     out.push_str("], \"nbytes\": ");
     push_int(&mut out, &info.getattr(intern!(py, "nbytes")).ok()?)?;
     out.push_str(", \"file\": ");
-    push_plain_str(&mut out, &info.getattr(intern!(py, "file")).ok()?)?;
+    seen[1].push(
+        &mut out,
+        &info.getattr(intern!(py, "file")).ok()?,
+        push_plain_str,
+    )?;
     out.push_str(", \"offset\": ");
     push_int(&mut out, &info.getattr(intern!(py, "offset")).ok()?)?;
     if let Some((columns, row)) = stats {
@@ -181,9 +218,10 @@ pub fn tensor_records_json<'py>(
         _ => None,
     };
     let out = PyList::empty(py);
+    let mut seen = Default::default();
     for info in infos.iter() {
         let record = match &stats {
-            None => tensor_record(&info, None),
+            None => tensor_record(&info, None, &mut seen),
             Some((names, columns)) => {
                 let name = info.getattr(intern!(py, "name"))?;
                 let matched = cursor < names.len() && {
@@ -192,7 +230,7 @@ pub fn tensor_records_json<'py>(
                 };
                 if matched {
                     cursor += 1;
-                    tensor_record(&info, Some((columns, cursor - 1)))
+                    tensor_record(&info, Some((columns, cursor - 1)), &mut seen)
                 } else {
                     None
                 }
@@ -204,19 +242,21 @@ pub fn tensor_records_json<'py>(
 }
 
 /// `Finding.to_json()` of `finding`.
-fn finding_record<'py>(finding: &Bound<'py, PyAny>) -> Option<String> {
+fn finding_record<'py>(
+    finding: &Bound<'py, PyAny>,
+    seen: &mut [Repeated<'py>; 4],
+) -> Option<String> {
     let py = finding.py();
     let get = |name: &Bound<'py, PyString>| finding.getattr(name).ok();
     let mut out = String::with_capacity(256);
     out.push_str("{\"code\": ");
-    push_plain_str(&mut out, &get(intern!(py, "code"))?)?;
+    seen[0].push(&mut out, &get(intern!(py, "code"))?, push_plain_str)?;
     out.push_str(", \"severity\": ");
-    let severity = get(intern!(py, "severity"))?;
-    push_plain_str(&mut out, &severity.getattr(intern!(py, "_value_")).ok()?)?;
+    seen[1].push(&mut out, &get(intern!(py, "severity"))?, push_severity)?;
     out.push_str(", \"message\": ");
     push_plain_str(&mut out, &get(intern!(py, "message"))?)?;
     out.push_str(", \"file\": ");
-    push_optional_str(&mut out, &get(intern!(py, "file"))?)?;
+    seen[2].push(&mut out, &get(intern!(py, "file"))?, push_optional_str)?;
     out.push_str(", \"tensor\": ");
     push_optional_str(&mut out, &get(intern!(py, "tensor"))?)?;
     out.push_str(", \"offset\": ");
@@ -226,16 +266,22 @@ fn finding_record<'py>(finding: &Bound<'py, PyAny>) -> Option<String> {
     } else {
         push_int(&mut out, &offset)?;
     }
-    for (key, field) in [
-        (", \"config_key\": ", intern!(py, "config_key")),
-        (", \"hint\": ", intern!(py, "hint")),
-        (", \"engine\": ", intern!(py, "engine")),
-    ] {
-        out.push_str(key);
-        push_optional_str(&mut out, &get(field)?)?;
-    }
+    out.push_str(", \"config_key\": ");
+    push_optional_str(&mut out, &get(intern!(py, "config_key"))?)?;
+    out.push_str(", \"hint\": ");
+    seen[3].push(&mut out, &get(intern!(py, "hint"))?, push_optional_str)?;
+    out.push_str(", \"engine\": ");
+    push_optional_str(&mut out, &get(intern!(py, "engine"))?)?;
     out.push('}');
     Some(out)
+}
+
+/// A Severity member as its value (`severity._value_`, what `Finding.to_json` writes).
+fn push_severity(out: &mut String, severity: &Bound<'_, PyAny>) -> Spelled {
+    push_plain_str(
+        out,
+        &severity.getattr(intern!(severity.py(), "_value_")).ok()?,
+    )
 }
 
 /// The JSON records of `findings` (Finding objects) as `Finding.to_json` writes them; None for a
@@ -246,8 +292,9 @@ pub fn findings_json<'py>(
     findings: &Bound<'py, PyList>,
 ) -> PyResult<Bound<'py, PyList>> {
     let out = PyList::empty(py);
+    let mut seen = Default::default();
     for finding in findings.iter() {
-        out.append(finding_record(&finding))?;
+        out.append(finding_record(&finding, &mut seen))?;
     }
     Ok(out)
 }
