@@ -69,20 +69,22 @@ _READ += ("abs_max",)
 def check_numbers(tensors: dict[str, TensorInfo], stats: dict[str, TensorStats]) -> list[Finding]:
     """NUM findings for every float tensor that has statistics."""
     found = stats_columns(stats)
-    if found is not None and len(set(found[0])) == len(found[0]):
+    infos = None if found is None else _infos(tensors, found[0])
+    if found is not None and infos is not None:
         # The pass's columns, read row by row: no TensorStats built (a million-tensor header).
         names, columns = found
         n = len(names)
         values = (repeat(None, n) if columns[k] is None else columns[k] for k in _READ)
-        rows = zip(names, *values, strict=True)
+        rows = zip(names, infos, *values, strict=True)
     else:
-        rows = ((name, *(getattr(s, k) for k in _READ)) for name, s in stats.items())
+        rows = (
+            (name, tensors.get(name), *(getattr(s, k) for k in _READ)) for name, s in stats.items()
+        )
     out: list[Finding] = []
-    append, get = out.append, tensors.get
+    append = out.append
     # All-zero tensors can be a whole header's worth: their finding is built inline.
     zero_severity, zero_hint = _defined("NUM004")
-    for name, numel, nan, posinf, neginf, zeros, finite, mn, mx, mean, std, abs_max in rows:
-        info = get(name)
+    for name, info, numel, nan, posinf, neginf, zeros, finite, mn, mx, mean, std, abs_max in rows:
         if info is None or info.dtype not in FLOAT_DTYPES or numel == 0:
             continue
         if zeros == numel and not nan and not posinf and not neginf:
@@ -105,6 +107,17 @@ def check_numbers(tensors: dict[str, TensorInfo], stats: dict[str, TensorStats])
             out, name, info, numel, nan, posinf, neginf, zeros, finite, mn, mx, mean, std, abs_max
         )
     return out
+
+
+def _infos(tensors: dict[str, TensorInfo], names: list[str]) -> list[TensorInfo | None] | None:
+    """`tensors.get(name)` for each of `names`, or None when a name repeats (the dict has one
+    entry for it: the caller reads the dict). The table itself when `names` are all its names in
+    order (a pass over every tensor): no name looked up."""
+    if len(names) == len(tensors) and names == list(tensors):
+        return list(tensors.values())
+    if len(set(names)) != len(names):
+        return None
+    return list(map(tensors.get, names))
 
 
 def _check_one(
