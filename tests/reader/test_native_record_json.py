@@ -140,3 +140,14 @@ def test_fields_repeated_across_records_are_written_for_each_record(fields) -> N
     assert [t for t in texts if t is not None] == [
         i.to_json() for i, t in zip(infos + infos[:2], texts, strict=True) if t is not None
     ]
+
+
+def test_with_a_separator_records_come_joined_unless_one_is_left_to_python() -> None:
+    plain = [Finding("TEST1", Severity.ERROR, f"m{i}", "f", "t", i) for i in range(3)]
+    odd = Finding("TEST2", Severity.INFO, "m", "f", "t", True)  # a bool offset: Python's way
+    assert _native.findings_json(plain, ",\n  ") == ",\n  ".join(f.to_json() for f in plain)
+    assert _native.findings_json([*plain, odd], ",\n  ") == [*(f.to_json() for f in plain), None]
+    infos = [TensorInfo(f"t{i}", "F32", (2,), 8, "f", i) for i in range(3)]
+    joined, cursor = _native.tensor_records_json(infos, None, None, 0, "|")
+    assert (joined, cursor) == ("|".join(i.to_json() for i in infos), 0)
+    assert _native.findings_json([], ",") == ""

@@ -84,7 +84,7 @@ class ScanReport:
                 row["stats"] = stats[info.name].to_dict()
             yield row
 
-    def _tensor_texts(self) -> Iterator[str]:
+    def _tensor_texts(self) -> EncodedRecords:
         """`_tensor_rows` as JSON text, a record at a time (written natively from the stats
         pass's columns: see records_json.py)."""
         return tensor_texts(self.tensors, self.stats)
@@ -94,7 +94,7 @@ class ScanReport:
         of their records as JSON text (`EncodedRecords`, for the CLI's streaming writer: a million
         rows never held at once)."""
         ckpt = self.checkpoint
-        tensors = EncodedRecords(self._tensor_texts()) if stream else list(self._tensor_rows())
+        tensors = self._tensor_texts() if stream else list(self._tensor_rows())
         findings = findings_json(self.findings, stream=stream)
         doc = {
             "schema": SCHEMA,

@@ -8,7 +8,7 @@ from typing import Any
 
 from eagle3_inspect import _native
 from eagle3_inspect.findings import Finding
-from eagle3_inspect.jsontext import EncodedRecords, chunked_texts
+from eagle3_inspect.jsontext import EncodedRecords, native_records
 
 
 def findings_json(
@@ -17,5 +17,5 @@ def findings_json(
     """The `findings` member: dicts, or with `stream` a one-pass iterator of each finding's JSON
     text (a finding the native writer does not spell is written by its own `to_json()`)."""
     if stream:
-        return EncodedRecords(chunked_texts(findings, _native.findings_json, Finding.to_json))
+        return native_records(findings, _native.findings_json, Finding.to_json)
     return [f.to_dict() for f in findings]

@@ -15,15 +15,23 @@ const HEX: &[u8; 16] = b"0123456789abcdef";
 /// pair), the bytes `json.encoder.encode_basestring_ascii` writes.
 pub fn push_str(out: &mut String, text: &str) {
     out.push('"');
+    let bytes = text.as_bytes();
     let mut plain_from = 0;
-    for (at, c) in text.char_indices() {
-        let escaped = match c {
-            ' '..='~' if c != '"' && c != '\\' => continue,
-            _ => c,
-        };
+    let mut at = 0;
+    while at < bytes.len() {
+        // Printable ASCII other than the quote and the backslash is copied as it is: scanned a byte
+        // at a time, copied a run at a time (a name or message is nearly always all of it).
+        let b = bytes[at];
+        if (b' '..=b'~').contains(&b) && b != b'"' && b != b'\\' {
+            at += 1;
+            continue;
+        }
         out.push_str(&text[plain_from..at]);
-        plain_from = at + c.len_utf8();
-        match escaped {
+        // `at` is a char boundary: every byte before it in this run was ASCII.
+        let c = text[at..].chars().next().unwrap_or('\u{fffd}');
+        at += c.len_utf8().max(1);
+        plain_from = at;
+        match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
             '\n' => out.push_str("\\n"),
@@ -33,7 +41,7 @@ pub fn push_str(out: &mut String, text: &str) {
             '\u{c}' => out.push_str("\\f"),
             _ => {
                 let mut units = [0u16; 2];
-                for unit in escaped.encode_utf16(&mut units) {
+                for unit in c.encode_utf16(&mut units) {
                     push_unicode_escape(out, *unit);
                 }
             }
