@@ -20,7 +20,12 @@ PLAIN_TEXT = st.text(st.characters(codec="utf-8"), max_size=12)
 INT64 = st.integers(-(2**63), 2**64 - 1)
 ODD = st.sampled_from([True, 2**70, -(2**64), 0.5, "7", None])
 EDGE_FLOATS = [0.0, -0.0, 1e-4, 1e-5, 1e16, 9999999999999998.0, 5e-324, sys.float_info.max]
-FINITE = st.one_of(st.floats(allow_nan=False, allow_infinity=False), st.sampled_from(EDGE_FLOATS))
+# Dyadic values with few fraction bits: where a float can sit exactly halfway between two
+# shortest spellings (Python takes the even one), and large integers.
+DYADIC = st.builds(lambda m, k: m * 2.0**k, st.integers(-(2**53), 2**53), st.integers(-30, 30))
+FINITE = st.one_of(
+    st.floats(allow_nan=False, allow_infinity=False), st.sampled_from(EDGE_FLOATS), DYADIC
+)
 ANY_FLOAT = st.one_of(st.floats(), st.none(), st.integers(-5, 5))
 
 
@@ -46,6 +51,7 @@ def _plain_float_stats(values: list[float], ints: list[int], hash_: str | None) 
     st.lists(INT64, max_size=3).map(tuple),
 )
 @example([1e16, -1e-5, 0.1, 2.5, 1e-4, 123456789012345680.0], [4] * 6, None, "é\n😀", (2, 2))
+@example([562949953421312.25, -92616078949.515625, 0.0, 0.0, 0.0, 0.0], [4] * 6, None, "t", ())
 def test_plain_rows_are_written_natively_as_to_json_writes_them(
     values, ints, hash_, name, shape
 ) -> None:
@@ -151,3 +157,12 @@ def test_with_a_separator_records_come_joined_unless_one_is_left_to_python() -> 
     joined, cursor = _native.tensor_records_json(infos, None, None, 0, "|")
     assert (joined, cursor) == ("|".join(i.to_json() for i in infos), 0)
     assert _native.findings_json([], ",") == ""
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(FINITE, min_size=6, max_size=6))
+def test_floats_are_spelled_as_repr(values) -> None:
+    stats = _plain_float_stats(values, [4] * 6, None)
+    info = TensorInfo("t", "F32", (2, 2), 16, "f", 8)
+    [text], _ = _native.tensor_records_json([info], ["t"], _one_row(stats), 0)
+    assert text == info.to_json(stats.to_json())

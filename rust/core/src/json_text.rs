@@ -69,6 +69,23 @@ pub fn push_f64(out: &mut String, value: f64) -> bool {
     let mut sci = SmallText::default();
     // At most 25 bytes ("-d.ddddddddddddddddde-308"): the buffer holds them.
     let _ = write!(sci, "{value:e}");
+    let digits = sci
+        .as_str()
+        .bytes()
+        .take_while(|b| *b != b'e')
+        .filter(u8::is_ascii_digit);
+    let n = digits.count();
+    if may_tie(value, n) {
+        // Two n-digit decimals equally near: when both read back as `value`, Python takes the
+        // even one, Rust's shortest mode the upper. Rust's fixed-precision mode rounds half to
+        // even, as Python does; its choice is taken when it reads back (at a power of two the
+        // lower neighbour is nearer, and only one of the two may).
+        let mut even = SmallText::default();
+        let _ = write!(even, "{value:.prec$e}", prec = n.saturating_sub(1));
+        if even.as_str().parse::<f64>().is_ok_and(|v| v == value) {
+            sci = even;
+        }
+    }
     let sci = sci.as_str();
     let (mantissa, exponent) = sci.split_once('e').unwrap_or((sci, "0"));
     let exponent: i32 = exponent.parse().unwrap_or(0);
@@ -119,6 +136,40 @@ pub fn push_f64(out: &mut String, value: f64) -> bool {
         }
     }
     true
+}
+
+/// Whether `value`'s shortest round-trip spelling, of `n` significant digits, may be one of two
+/// equally near: only when `value` is exactly halfway between two n-digit decimals, that is its
+/// exact decimal expansion has n + 1 significant digits. That needs n >= 16 (below, n-digit
+/// decimals are spaced wider than a double's ulp, so a halfway one would not round-trip).
+fn may_tie(value: f64, n: usize) -> bool {
+    if n < 16 {
+        return false;
+    }
+    let bits = value.abs().to_bits();
+    let (biased, fraction) = ((bits >> 52) as i32, bits & ((1u64 << 52) - 1));
+    let (mut mantissa, mut exponent) = if biased == 0 {
+        (fraction, -1074)
+    } else {
+        (fraction | (1u64 << 52), biased - 1075)
+    };
+    if mantissa == 0 {
+        return false;
+    }
+    let zeros = mantissa.trailing_zeros();
+    mantissa >>= zeros;
+    exponent += zeros as i32;
+    if exponent >= 0 {
+        return true; // an integer: rare here, and the exact way is always right
+    }
+    // value = mantissa * 5^k / 10^k: its significant digits are those of mantissa * 5^k (odd,
+    // so no trailing zeros), at least 19 of them once k > 25 (5^26 > 10^18), more than n + 1.
+    let k = exponent.unsigned_abs();
+    if k > 25 {
+        return false;
+    }
+    let exact = u128::from(mantissa) * 5u128.pow(k);
+    exact.checked_ilog10().map_or(1, |log| log as usize + 1) == n + 1
 }
 
 /// A float's significant digits, held as the two pieces `{:e}` writes around its point.
@@ -207,6 +258,23 @@ mod tests {
         ];
         for (value, expected) in cases {
             assert_eq!(float(value), expected, "{value:e}");
+        }
+        // Exactly halfway between two shortest spellings: Python takes the even last digit.
+        // (Written as text: each is exact in binary, more digits than a literal may carry.)
+        let ties = [
+            ("562949953421312.25", "562949953421312.2"),
+            ("654666177277479.25", "654666177277479.2"),
+            ("108119094801817.875", "108119094801817.88"),
+            ("29064109547129.8125", "29064109547129.812"),
+            ("2359571230533.53125", "2359571230533.5312"),
+            ("92616078949.515625", "92616078949.51562"),
+            // 2^-24: halfway, but the lower spelling reads back as the float below it.
+            ("5.9604644775390625e-08", "5.960464477539063e-08"),
+        ];
+        for (exact, expected) in ties {
+            let value: f64 = exact.parse().unwrap();
+            assert_eq!(float(value), expected, "{exact}");
+            assert_eq!(float(-value), format!("-{expected}"), "-{exact}");
         }
     }
 
