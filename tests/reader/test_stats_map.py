@@ -4,12 +4,15 @@ every mix of tensors the columns do and do not cover."""
 
 from __future__ import annotations
 
+import copy
+import json
 import pickle
 
 import numpy as np
 
 import eagle3_inspect
 from eagle3_inspect.commands.scan import scan
+from eagle3_inspect.reader.stats import TensorStats
 from eagle3_inspect.reader.stats_map import StatsByName, stats_columns
 from tests.conftest import raw_tensors
 
@@ -37,6 +40,18 @@ def test_the_pass_keeps_its_columns_until_the_dict_changes(tmp_path) -> None:
     assert columns["mean"][0] == stats["a.weight"].mean
     plain = dict(stats)
     assert stats == plain and plain == stats
+    # Every way of reading it sees every entry, whichever comes first.
+    for read in (
+        lambda s: dict(s),
+        lambda s: {**s},
+        lambda s: json.loads(json.dumps(s, default=TensorStats.to_dict)),
+        lambda s: copy.copy(s),
+        lambda s: dict(s.items()),
+        lambda s: {k: s[k] for k in list(s)},
+    ):
+        fresh = ckpt.stats()
+        assert len(fresh) == len(plain) and bool(fresh)
+        assert read(ckpt.stats()) in (plain, {k: v.to_dict() for k, v in plain.items()})
     assert type(pickle.loads(pickle.dumps(stats))) is dict
     assert pickle.loads(pickle.dumps(stats)) == plain
     for change in (

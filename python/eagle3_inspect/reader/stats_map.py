@@ -4,8 +4,10 @@ directly (`tensor_json.py` writes scan's rows, the NUM rules read the columns): 
 `scan --stats` or `validate` builds no TensorStats object at all.
 
 Every dict method fills the dict first (so any reader sees every entry: iteration, `len`,
-`==`, `dict(...)`, `json`, pickling, which gives a plain dict); every change also drops the
-columns, which then no longer describe it, and the writers take the per-object way."""
+`==`, `dict(...)`, `{**x}`, `json`, copies and pickles, which are plain dicts); every change also
+drops the columns, which then no longer describe it, and the writers take the per-object way.
+Only C code that reads a dict's own table without calling its methods (the unbound
+`dict.keys(x)`) sees the unfilled dict: the first entry alone."""
 
 from __future__ import annotations
 
@@ -29,17 +31,17 @@ class StatsByName(dict):  # type: ignore[type-arg]
         self._columns: Columns | None = columns
         self._build = build  # TensorStats(*row) from a row of the columns, in column order
         self._filled = False
+        if names:
+            # The first entry now: C code that tests a dict for emptiness by its own count
+            # (the json encoder does) then reads it through `items()`, which fills it.
+            row = (None if c is None else c[0] for c in columns.values())
+            super().__setitem__(names[0], build(*row))
 
     def columns(self) -> tuple[list[str], Columns] | None:
         """(names, columns): row i of each column is the tensor `names[i]`; None once changed."""
         if self._names is None or self._columns is None:
             return None
         return self._names, self._columns
-
-    def row(self, i: int) -> Any:
-        """The TensorStats of row `i` of the columns (without filling the dict)."""
-        assert self._columns is not None
-        return self._build(*(None if c is None else c[i] for c in self._columns.values()))
 
     def _fill(self) -> None:
         if self._filled:
