@@ -80,6 +80,21 @@ def tensor_stats(
     that would be all None is None. With `names` None: every readable tensor in name order, and
     no `name` column."""
 
+def tensor_records_json(
+    infos: list[Any],
+    names: list[str] | None = None,
+    columns: dict[str, list[Any] | None] | None = None,
+    cursor: int = 0,
+    separator: str | None = None,
+) -> tuple[str | list[str | None], int]:
+    """TensorInfo.to_json() of each info (None: write that one the Python way), the stats of
+    `columns` row `cursor` added when its name is `names[cursor]`; and the cursor after them.
+    With `separator` and every record spelled: one string of them joined by it."""
+
+def findings_json(findings: list[Any], separator: str | None = None) -> str | list[str | None]:
+    """Finding.to_json() of each finding (None: write that one the Python way). With
+    `separator` and every record spelled: one string of them joined by it."""
+
 def vocab_mapping(
     checkpoint: NativeCheckpoint,
     *,

@@ -9,7 +9,7 @@ from operator import attrgetter
 from typing import Any
 
 from eagle3_inspect.frozen import fast_builder
-from eagle3_inspect.jsontext import EncodedRecords, encode_record, json_scalar, json_str
+from eagle3_inspect.jsontext import encode_record, json_scalar, json_str
 
 
 class Severity(str, enum.Enum):
@@ -113,13 +113,3 @@ def count_by_severity(findings: list[Finding]) -> dict[str, int]:
     # Counted at C speed (a report may hold a finding per tensor), then named.
     by_value = Counter(map(attrgetter("severity._value_"), findings))
     return {f"{s.value}s": by_value.get(s.value, 0) for s in _BY_RANK}
-
-
-def findings_json(
-    findings: list[Finding], *, stream: bool
-) -> list[dict[str, Any]] | EncodedRecords:
-    """The `findings` member of a report's JSON: dicts, or with `stream` a one-pass iterator of
-    each finding's JSON text (for the CLI's streaming writer)."""
-    if stream:
-        return EncodedRecords(map(Finding.to_json, findings))
-    return [f.to_dict() for f in findings]

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from itertools import islice
+from typing import Any, TypeVar
 
 # A JSON string literal, ASCII-escaped exactly as the encoder escapes it (TypeError on a non-str).
 json_str: Callable[[str], str] = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]
@@ -19,12 +20,18 @@ json_str: Callable[[str], str] = json.encoder.encode_basestring_ascii  # type: i
 
 class EncodedRecords(Iterator[str]):
     """A one-pass iterator of records already encoded as JSON text (`to_json()`), which the
-    streaming writer (`cli/json_stream.py`) writes as they are, a record per line."""
+    streaming writer (`cli/json_stream.py`) writes as they are, a record per line. `joined`, when
+    given, is the other way to the same records, which the writer takes instead: called with the
+    separator the writer puts between records, it yields pieces of several records joined by it
+    (each piece non-empty), so no Python step is taken per record."""
 
-    __slots__ = ("texts",)
+    __slots__ = ("joined", "texts")
 
-    def __init__(self, texts: Iterable[str]) -> None:
+    def __init__(
+        self, texts: Iterable[str], joined: Callable[[str], Iterator[str]] | None = None
+    ) -> None:
         self.texts = iter(texts)  # the writer takes records from here in batches
+        self.joined = joined
 
     def __next__(self) -> str:
         return next(self.texts)
@@ -64,3 +71,47 @@ def _record_encoder() -> Callable[[Any], str]:
 
 
 encode_record: Callable[[Any], str] = _record_encoder()
+
+T = TypeVar("T")
+# Records per call of a native writer: large enough that the call costs nothing per record, small
+# enough that a chunk's text is a few MB (a million-row report never holds all its strings).
+NATIVE_CHUNK = 8192
+# A native writer of a chunk of items: with a separator, one string of all their records joined
+# by it, or (without one, or when it does not spell one of them) a list of each item's record,
+# None for an item it does not spell.
+NativeWriter = Callable[[list[T], "str | None"], "str | list[str | None]"]
+
+
+def native_records(
+    items: Iterable[T], write_chunk: NativeWriter[T], spell: Callable[[T], str]
+) -> EncodedRecords:
+    """The JSON records of `items`, written NATIVE_CHUNK items at a time by `write_chunk`;
+    `spell(item)` writes an item the native writer does not spell. `items` is read once, by
+    whichever of the record-by-record and joined ways the consumer takes."""
+    return EncodedRecords(
+        _record_texts(items, write_chunk, spell),
+        lambda separator: _joined_texts(items, write_chunk, spell, separator),
+    )
+
+
+def _filled(texts: list[str | None], chunk: list[T], spell: Callable[[T], str]) -> list[str]:
+    if None in texts:
+        return [spell(i) if t is None else t for t, i in zip(texts, chunk, strict=True)]
+    return texts  # type: ignore[return-value]
+
+
+def _record_texts(
+    items: Iterable[T], write_chunk: NativeWriter[T], spell: Callable[[T], str]
+) -> Iterator[str]:
+    it = iter(items)
+    while chunk := list(islice(it, NATIVE_CHUNK)):
+        yield from _filled(write_chunk(chunk, None), chunk, spell)  # type: ignore[arg-type]
+
+
+def _joined_texts(
+    items: Iterable[T], write_chunk: NativeWriter[T], spell: Callable[[T], str], separator: str
+) -> Iterator[str]:
+    it = iter(items)
+    while chunk := list(islice(it, NATIVE_CHUNK)):
+        texts = write_chunk(chunk, separator)
+        yield texts if type(texts) is str else separator.join(_filled(texts, chunk, spell))

@@ -52,17 +52,22 @@ def iter_json(value: Any, depth: int = 0) -> Iterator[str]:
 
 def _encoded_list(records: EncodedRecords, depth: int) -> Iterator[str]:
     """A list of records already encoded, a record per line, joined RECORDS_PER_PIECE at a time
-    (no Python step per record: a report may hold a million)."""
-    texts = records.texts
-    first = next(texts, None)
+    or as the report's native writer joined them (no Python step per record: a report may hold a
+    million)."""
+    pad = "  " * (depth + 1)
+    separator = ",\n" + pad
+    if records.joined is not None:
+        pieces = records.joined(separator)
+    else:
+        texts = records.texts
+        pieces = map(separator.join, iter(lambda: list(islice(texts, RECORDS_PER_PIECE)), []))
+    first = next(pieces, None)
     if first is None:
         yield "[]"
         return
-    pad = "  " * (depth + 1)
     yield "[\n" + pad + first
-    separator = ",\n" + pad
-    while chunk := list(islice(texts, RECORDS_PER_PIECE)):
-        yield separator + separator.join(chunk)
+    for piece in pieces:
+        yield separator + piece
     yield "\n" + "  " * depth + "]"
 
 

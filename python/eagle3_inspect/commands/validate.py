@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, replace
+from itertools import compress
+from operator import attrgetter
 from typing import Any
 
 from eagle3_inspect.commands.on_cluster import (
@@ -23,12 +25,13 @@ from eagle3_inspect.findings import (
     Finding,
     Severity,
     count_by_severity,
-    findings_json,
 )
 from eagle3_inspect.layout import Layout, detect_layout
 from eagle3_inspect.reader.bulk import paused_gc
 from eagle3_inspect.reader.checkpoint import Checkpoint
 from eagle3_inspect.reader.draft_config import read_draft_config
+from eagle3_inspect.reader.dtypes import FLOAT_DTYPES
+from eagle3_inspect.reader.finding_json import findings_json
 from eagle3_inspect.reader.opening import open_checkpoint
 from eagle3_inspect.reader.remote import remote_section, traffic_of
 from eagle3_inspect.reader.stats import ProgressCallback
@@ -114,6 +117,17 @@ def _locate_config(findings: list[Finding], config_path: str | None) -> list[Fin
     ]
 
 
+def _float_names(ckpt: Checkpoint) -> list[str]:
+    """The readable float tensors' names, in name order (read a column at a time at C speed:
+    a million-tensor header)."""
+    infos = ckpt.tensors.values()
+    floats = map(FLOAT_DTYPES.__contains__, map(attrgetter("dtype"), infos))
+    names = list(compress(ckpt.tensors, floats))
+    if ckpt.unreadable:
+        names = [n for n in names if n not in ckpt.unreadable]
+    return names
+
+
 def _order(findings: list[Finding]) -> list[Finding]:
     rank = RANK_OF_VALUE  # `severity.rank` is a property: a sort key per finding of a large report
     return sorted(
@@ -184,7 +198,7 @@ def _validate(
     if profiles:
         findings = [f for f in findings if f.code not in SUPERSEDED_BY_ENGINES]
     if stats:
-        names = [n for n, t in ckpt.tensors.items() if t.is_float and n not in ckpt.unreadable]
+        names = _float_names(ckpt)
         before = len(ckpt.findings)
         findings += check_numbers(
             ckpt.tensors, ckpt.stats(names, threads=threads, progress=progress)

@@ -13,6 +13,7 @@ from eagle3_inspect.findings import Finding, Severity
 from eagle3_inspect.frozen import fast_builder
 from eagle3_inspect.reader.bulk import paused_gc
 from eagle3_inspect.reader.stats import ProgressCallback, TensorStats, compute_stats
+from eagle3_inspect.reader.stats_map import stats_columns
 from eagle3_inspect.reader.tensorinfo import TensorInfo
 from eagle3_inspect.reader.view import checkpoint_view
 from eagle3_inspect.reader.vocab import VocabMapping, analyze, default_vocab_sizes
@@ -224,7 +225,9 @@ class Checkpoint:
         )
         # A file that shrank under the pass read zeros, not its data: drop those results (the
         # IX011 finding is recorded on the checkpoint instead).
-        for changed in self.changed(found):
+        # Named from the columns: reading the dict would build every TensorStats.
+        columns = stats_columns(found)
+        for changed in self.changed(list(found) if columns is None else columns[0]):
             found.pop(changed.tensor or "", None)
         return found
 
@@ -240,7 +243,12 @@ class Checkpoint:
             target_vocab if target_vocab is not None else vt,
         )
         # A d2t/t2d file that shrank under the read gave zeros: say so (IX011) beside the verdict.
-        read = [n for n in self.tensors if n.rsplit(".", 1)[-1] in ("d2t", "t2d")]
+        # endswith first: a C test per name of a large header, the rare match then checked.
+        read = [
+            n
+            for n in self.tensors
+            if n.endswith(("d2t", "t2d")) and n.rsplit(".", 1)[-1] in ("d2t", "t2d")
+        ]
         mapping.findings.extend(self.changed(read))
         return mapping
 

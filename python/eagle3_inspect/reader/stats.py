@@ -5,13 +5,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields
-from itertools import repeat
 from typing import Any
 
 from eagle3_inspect import _native
 from eagle3_inspect.frozen import fast_builder
 from eagle3_inspect.jsontext import encode_record, json_str
 from eagle3_inspect.reader.bulk import paused_gc
+from eagle3_inspect.reader.stats_map import StatsByName
 
 ProgressCallback = Callable[[int, int], Any]
 
@@ -220,14 +220,12 @@ def compute_stats(
             threads=threads,
             progress=progress,
         )
-        # Columns, not a dict per tensor: a million results never exist in both forms at once.
         names_column = columns.pop("name") if names is not None else readable
         if tuple(columns) != _FIELD_ORDER:
             raise RuntimeError(f"native stats columns {list(columns)} != {list(_FIELD_ORDER)}")
         n = len(names_column)
         if any(c is not None and len(c) != n for c in columns.values()):
             raise RuntimeError("native stats columns differ in length")
-        # A column that is None is None in every row (no million-slot list of Nones crossed).
-        values = [repeat(None, n) if c is None else c for c in columns.values()]
-        # map() calls the builder with a row's values straight from the columns (no row tuple).
-        return dict(zip(names_column, map(_build_stats, *values), strict=True))
+        # The dict is filled from the columns when first read (scan's rows and the NUM rules
+        # read the columns: no TensorStats built); a None column is None in every row.
+        return StatsByName(list(names_column), columns, _build_stats)

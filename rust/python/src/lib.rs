@@ -11,6 +11,7 @@ mod errors;
 mod floor;
 mod io;
 mod progress;
+mod records;
 mod source;
 mod stats;
 mod vocab;
@@ -42,6 +43,8 @@ mod _native {
     /// The most worker threads `threads=` / `--threads` accepts.
     #[pymodule_export]
     const MAX_THREADS: usize = eagle3_inspect_core::pool::MAX_THREADS;
+    #[pymodule_export]
+    use crate::records::{findings_json, tensor_records_json};
     #[pymodule_export]
     use crate::source::_set_fetch_batch_bytes;
     #[pymodule_export]

@@ -128,24 +128,44 @@ pub fn tensor_stats<'py>(
     });
     let items: Vec<_> = selected.iter().map(|(n, _)| (ckpt, *n)).collect();
     let results = run_with_progress(py, total, progress.as_ref(), |p| {
-        for_each_batch(&items, 1, threads, p, |_, fetched, context| {
-            let tasks: Vec<StatsTask<'_>> = fetched
-                .iter()
-                .map(|f| StatsTask {
-                    dtype: f.entry.dtype.unwrap_or(Dtype::U8),
-                    numel: f.entry.numel().unwrap_or(0),
-                    data: &f.data,
-                })
-                .collect();
-            let opts = StatsOptions {
-                threads,
-                hash: hashes,
-                release_pages: context.mapped,
-                ..StatsOptions::default()
-            };
-            compute_stats(&tasks, &opts, context.progress)
-        })
+        // A part at a time: the per-tensor working memory of a pass (fetched slices, chunk
+        // partials, results) is then a few MB reused part after part, where a million-tensor
+        // header in one go would fault in and free hundreds of MB of fresh pages.
+        let mut all = Vec::with_capacity(items.len());
+        for part in items.chunks(STATS_PART) {
+            all.extend(stats_part(part, hashes, threads, p)?);
+        }
+        Ok(all)
     });
     let results = reraise(&[checkpoint], results)?;
     stats_columns(py, names.as_deref(), &results)
+}
+
+/// Tensors per part of a stats pass (see `tensor_stats`).
+const STATS_PART: usize = 1 << 15;
+
+/// Statistics of one part of the pass's tensors.
+fn stats_part(
+    items: &[(&Checkpoint, &str)],
+    hashes: bool,
+    threads: Option<usize>,
+    p: &dyn eagle3_inspect_core::progress::Progress,
+) -> Result<Vec<TensorStats>, Error> {
+    for_each_batch(items, 1, threads, p, |_, fetched, context| {
+        let tasks: Vec<StatsTask<'_>> = fetched
+            .iter()
+            .map(|f| StatsTask {
+                dtype: f.entry.dtype.unwrap_or(Dtype::U8),
+                numel: f.entry.numel().unwrap_or(0),
+                data: &f.data,
+            })
+            .collect();
+        let opts = StatsOptions {
+            threads,
+            hash: hashes,
+            release_pages: context.mapped,
+            ..StatsOptions::default()
+        };
+        compute_stats(&tasks, &opts, context.progress)
+    })
 }
