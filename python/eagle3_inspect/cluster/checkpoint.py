@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -50,7 +50,7 @@ class ClusterCheckpoint(Checkpoint):
         hashes: bool = False,
         threads: int | None = None,
         progress: ProgressCallback | None = None,
-    ) -> dict[str, TensorStats]:
+    ) -> Mapping[str, TensorStats]:
         """Per-tensor statistics computed on the nodes holding each shard (same values as a
         local run: each tensor's statistics depend on its bytes only)."""
         if names is None:

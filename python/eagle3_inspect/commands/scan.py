@@ -5,7 +5,7 @@ from __future__ import annotations
 import fnmatch
 import math
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any
@@ -31,7 +31,7 @@ class ScanReport:
     tensors: list[TensorInfo]
     findings: list[Finding]
     filter: str | None = None
-    stats: dict[str, TensorStats] | None = field(default=None)
+    stats: Mapping[str, TensorStats] | None = field(default=None)
     # With `ray=`: the nodes used, bytes read and time per node (the only field a local run lacks).
     cluster: dict[str, Any] | None = field(default=None)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -204,8 +204,9 @@ class Checkpoint:
         hashes: bool = False,
         threads: int | None = None,
         progress: ProgressCallback | None = None,
-    ) -> dict[str, TensorStats]:
-        """Per-tensor statistics (and content hashes when `hashes`); see `reader/stats.py`."""
+    ) -> Mapping[str, TensorStats]:
+        """Per-tensor statistics (and content hashes when `hashes`), a read-only mapping built
+        when first read (`dict(...)` of it is a plain dict); see `reader/stats.py`."""
         asked = None if names is None else list(names)
         every = list(self.tensors)
         readable: list[str] = []
@@ -225,11 +226,10 @@ class Checkpoint:
         )
         # A file that shrank under the pass read zeros, not its data: drop those results (the
         # IX011 finding is recorded on the checkpoint instead).
-        # Named from the columns: reading the dict would build every TensorStats.
+        # Named from the columns: reading the mapping would build every TensorStats.
         columns = stats_columns(found)
-        for changed in self.changed(list(found) if columns is None else columns[0]):
-            found.pop(changed.tensor or "", None)
-        return found
+        changed = self.changed(list(found) if columns is None else columns[0])
+        return found.without(item.tensor or "" for item in changed)
 
     def vocab_mapping(
         self, *, draft_vocab: int | None = None, target_vocab: int | None = None

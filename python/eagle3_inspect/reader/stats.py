@@ -203,7 +203,7 @@ def compute_stats(
     threads: int | None = None,
     progress: ProgressCallback | None = None,
     readable: Sequence[str] = (),
-) -> dict[str, TensorStats]:
+) -> StatsByName:
     """Statistics of the tensors `names` of an open native checkpoint, in parallel with the GIL
     released. With `names` None, of every readable tensor, whose names in name order the caller
     passes as `readable` (the table's own strings become the keys: none made twice).
@@ -226,6 +226,6 @@ def compute_stats(
         n = len(names_column)
         if any(c is not None and len(c) != n for c in columns.values()):
             raise RuntimeError("native stats columns differ in length")
-        # The dict is filled from the columns when first read (scan's rows and the NUM rules
+        # The mapping is built from the columns when first read (scan's rows and the NUM rules
         # read the columns: no TensorStats built); a None column is None in every row.
         return StatsByName(list(names_column), columns, _build_stats)

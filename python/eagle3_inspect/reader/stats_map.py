@@ -1,17 +1,17 @@
-"""`StatsByName`: the result of a stats pass, a dict name -> TensorStats filled from the pass's
-native columns only when first read, and those columns, from which the report writers work
-directly (`tensor_json.py` writes scan's rows, the NUM rules read the columns): a million-tensor
-`scan --stats` or `validate` builds no TensorStats object at all.
+"""`StatsByName`: the result of a stats pass, a read-only mapping name -> TensorStats built from
+the pass's native columns only when first read, and those columns, from which the report
+writers work directly (`tensor_json.py` writes scan's rows, the NUM rules read the columns): a
+million-tensor `scan --stats` or `validate` builds no TensorStats object at all.
 
-Every dict method fills the dict first (so any reader sees every entry: iteration, `len`,
-`==`, `dict(...)`, `{**x}`, `json`, copies and pickles, which are plain dicts); every change also
-drops the columns, which then no longer describe it, and the writers take the per-object way.
-Only C code that reads a dict's own table without calling its methods (the unbound
-`dict.keys(x)`) sees the unfilled dict: the first entry alone."""
+It is a `Mapping`, not a `dict` subclass, on purpose: C code that reads a dict's own table
+(orjson, the unbound `dict.keys(x)`) would see a lazily filled dict as empty or partial, silently;
+a Mapping is either read through its methods, which build it, or refused. `dict(stats)` is the
+plain dict; pickles and copies are plain dicts (what Ray tasks send back).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, ItemsView, Iterable, Iterator, KeysView, Mapping, ValuesView
 from itertools import repeat
 from typing import Any
 
@@ -20,144 +20,95 @@ from eagle3_inspect.reader.bulk import paused_gc
 Columns = dict[str, "list[Any] | None"]
 
 
-class StatsByName(dict):  # type: ignore[type-arg]
+class StatsByName(Mapping[str, Any]):
     """name -> TensorStats of row i of each column for `names[i]` (see the module doc)."""
 
-    __slots__ = ("_build", "_columns", "_filled", "_names")
+    __slots__ = ("_build", "_columns", "_dict", "_names")
 
     def __init__(self, names: list[str], columns: Columns, build: Callable[..., Any]) -> None:
-        super().__init__()
-        self._names: list[str] | None = names
+        self._names: list[str] = names
         self._columns: Columns | None = columns
         self._build = build  # TensorStats(*row) from a row of the columns, in column order
-        self._filled = False
-        if names:
-            # The first entry now: C code that tests a dict for emptiness by its own count
-            # (the json encoder does) then reads it through `items()`, which fills it.
-            row = (None if c is None else c[0] for c in columns.values())
-            super().__setitem__(names[0], build(*row))
+        self._dict: dict[str, Any] | None = None
+
+    @classmethod
+    def of(cls, found: dict[str, Any]) -> StatsByName:
+        """A mapping over `found` as it is, without columns (the writers go object by object)."""
+        table = cls(list(found), {}, tuple)
+        table._columns, table._dict = None, found
+        return table
 
     def columns(self) -> tuple[list[str], Columns] | None:
-        """(names, columns): row i of each column is the tensor `names[i]`; None once changed."""
-        if self._names is None or self._columns is None:
-            return None
-        return self._names, self._columns
+        """(names, columns): row i of each column is the tensor `names[i]`; None when this
+        mapping was not built from a pass's columns."""
+        return None if self._columns is None else (self._names, self._columns)
 
-    def _fill(self) -> None:
-        if self._filled:
-            return
-        self._filled = True
-        if self._names is None or self._columns is None:
-            return
-        n = len(self._names)
-        values = [repeat(None, n) if c is None else c for c in self._columns.values()]
-        with paused_gc():  # a million records, no cycles among them
-            super().update(zip(self._names, map(self._build, *values), strict=True))
+    def without(self, names: Iterable[str]) -> StatsByName:
+        """This mapping less `names` (a file that changed under the pass); the same object when
+        none of them is in it."""
+        drop = {n for n in names if n in self}
+        if not drop:
+            return self
+        return StatsByName.of({k: v for k, v in self._filled().items() if k not in drop})
 
-    def _change(self) -> None:
-        self._fill()
-        self._names = self._columns = None
+    def _filled(self) -> dict[str, Any]:
+        if self._dict is None:
+            columns = self._columns or {}
+            n = len(self._names)
+            values = [repeat(None, n) if c is None else c for c in columns.values()]
+            with paused_gc():  # a million records, no cycles among them
+                self._dict = dict(zip(self._names, map(self._build, *values), strict=True))
+        return self._dict
 
-    # Reading: fill first.
     def __getitem__(self, key: str) -> Any:
-        self._fill()
-        return super().__getitem__(key)
-
-    def get(self, key: str, default: Any = None) -> Any:
-        self._fill()
-        return super().get(key, default)
-
-    def __contains__(self, key: object) -> bool:
-        self._fill()
-        return super().__contains__(key)
+        return self._filled()[key]
 
     def __iter__(self) -> Iterator[str]:
-        self._fill()
-        return super().__iter__()
-
-    def __reversed__(self) -> Iterator[str]:
-        self._fill()
-        return super().__reversed__()
+        return iter(self._filled())
 
     def __len__(self) -> int:
-        self._fill()
-        return super().__len__()
+        return len(self._names) if self._dict is None else len(self._dict)
 
-    def keys(self) -> Any:
-        self._fill()
-        return super().keys()
+    def __contains__(self, key: object) -> bool:
+        return key in self._filled()
 
-    def values(self) -> Any:
-        self._fill()
-        return super().values()
+    def get(self, key: str, default: Any = None) -> Any:
+        return self._filled().get(key, default)
 
-    def items(self) -> Any:
-        self._fill()
-        return super().items()
+    def keys(self) -> KeysView[str]:
+        return self._filled().keys()
 
-    def copy(self) -> dict[str, Any]:
-        self._fill()
-        return dict(super().items())
+    def values(self) -> ValuesView[Any]:
+        return self._filled().values()
+
+    def items(self) -> ItemsView[str, Any]:
+        return self._filled().items()
 
     def __eq__(self, other: object) -> bool:
-        self._fill()
         if isinstance(other, StatsByName):
-            other._fill()
-        return super().__eq__(other)
-
-    def __ne__(self, other: object) -> bool:
-        equal = self.__eq__(other)
-        return equal if equal is NotImplemented else not equal
+            return self._filled() == other._filled()
+        if isinstance(other, Mapping):
+            return self._filled() == dict(other.items())
+        return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]
 
     def __or__(self, other: Any) -> Any:
-        return self.copy() | other
+        return self._filled() | dict(other)
 
     def __ror__(self, other: Any) -> Any:
-        return other | self.copy()
+        return dict(other) | self._filled()
 
     def __repr__(self) -> str:
-        self._fill()
-        return super().__repr__()
+        return f"StatsByName({self._filled()!r})"
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (dict, (self.copy(),))
+        return (dict, (self._filled(),))
 
-    # Changing: fill, and drop the columns.
-    def __setitem__(self, key: str, value: Any) -> None:
-        self._change()
-        super().__setitem__(key, value)
-
-    def __delitem__(self, key: str) -> None:
-        self._change()
-        super().__delitem__(key)
-
-    def __ior__(self, other: Any) -> StatsByName:
-        self._change()
-        return super().__ior__(other)  # type: ignore[no-any-return]
-
-    def pop(self, *args: Any) -> Any:
-        self._change()
-        return super().pop(*args)
-
-    def popitem(self) -> Any:
-        self._change()
-        return super().popitem()
-
-    def clear(self) -> None:
-        self._change()
-        super().clear()
-
-    def update(self, *args: Any, **kwargs: Any) -> None:
-        self._change()
-        super().update(*args, **kwargs)
-
-    def setdefault(self, key: str, default: Any = None) -> Any:
-        self._change()
-        return super().setdefault(key, default)
+    def __copy__(self) -> dict[str, Any]:
+        return dict(self._filled())
 
 
 def stats_columns(stats: Any) -> tuple[list[str], Columns] | None:
-    """The columns behind `stats` when it is an unchanged `StatsByName`, else None."""
+    """The columns behind `stats` when it is a `StatsByName` built from a pass, else None."""
     return stats.columns() if type(stats) is StatsByName else None

@@ -6,7 +6,7 @@ not in the pass's order) is written that Python way."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from eagle3_inspect import _native
 from eagle3_inspect.jsontext import EncodedRecords, native_records
@@ -16,7 +16,7 @@ from eagle3_inspect.reader.tensorinfo import TensorInfo
 
 
 def tensor_texts(
-    infos: Iterable[TensorInfo], stats: dict[str, TensorStats] | None
+    infos: Iterable[TensorInfo], stats: Mapping[str, TensorStats] | None
 ) -> EncodedRecords:
     """`TensorInfo.to_json()` of each info, with `stats[info.name]` as its `"stats"` when there
     is one (`stats` None: no stats entries), as `EncodedRecords` for the streaming writer."""

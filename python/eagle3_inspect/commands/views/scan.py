@@ -3,6 +3,7 @@ sparkline bars for NaN/Inf, zeros and |max| when the scan read the data)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Protocol
 
 from eagle3_inspect.findings import Finding
@@ -21,7 +22,7 @@ class ScanReport(Protocol):
     tensors: list[TensorInfo]
     findings: list[Finding]
     filter: str | None
-    stats: dict[str, TensorStats] | None
+    stats: Mapping[str, TensorStats] | None
 
 
 def scan_view(report: ScanReport) -> Markup:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Mapping
 from itertools import repeat
 
 from eagle3_inspect.findings import Finding, Severity, build_finding
@@ -66,7 +67,9 @@ _READ = ("numel", "nan", "posinf", "neginf", "zeros", "finite", "min", "max", "m
 _READ += ("abs_max",)
 
 
-def check_numbers(tensors: dict[str, TensorInfo], stats: dict[str, TensorStats]) -> list[Finding]:
+def check_numbers(
+    tensors: dict[str, TensorInfo], stats: Mapping[str, TensorStats]
+) -> list[Finding]:
     """NUM findings for every float tensor that has statistics."""
     found = stats_columns(stats)
     infos = None if found is None else _infos(tensors, found[0])
