@@ -195,8 +195,20 @@ class ClusterSession:
         raise OSError("no node could serve the read: " + ("; ".join(errors) or "no alive holder"))
 
     def _note_failure(self, node: NodeInfo, exc: Exception) -> None:
-        if not isinstance(exc, self.ray.exceptions.RayTaskError):
-            self.dead.add(node.node_id)  # the node (or its worker) is gone, not the file
+        """Marks `node` dead unless the task itself failed on a live node (a file problem). A
+        worker stopped by its node going down can surface as a task error (SystemExit inside
+        the task), so for those the cluster is asked whether the node is still alive."""
+        if isinstance(exc, self.ray.exceptions.RayTaskError):
+            cause = getattr(exc, "cause", None)
+            if not isinstance(cause, (SystemExit, KeyboardInterrupt)) and self._alive(node):
+                return
+        self.dead.add(node.node_id)  # the node (or its worker) is gone, not the file
+
+    def _alive(self, node: NodeInfo) -> bool:
+        try:
+            return any(n.node_id == node.node_id for n in self._nodes(alive=True))
+        except Exception:  # the cluster cannot answer: do not guess that the node is gone
+            return True
 
     def run(
         self, jobs: list[Job], usage: Usage, progress: ProgressCallback | None = None
