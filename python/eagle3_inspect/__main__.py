@@ -1,5 +1,5 @@
 """`python -m eagle3_inspect` runs the CLI."""
 
-from eagle3_inspect.cli import main
+from eagle3_inspect.cli import run
 
-main()
+run()

@@ -17,6 +17,7 @@ from eagle3_inspect import __version__
 from eagle3_inspect.cli.audit import is_audit, run_audit
 from eagle3_inspect.cli.emit import emit_report, emit_rules
 from eagle3_inspect.cli.formats import FormatError, format_options, html_renderer, resolve_format
+from eagle3_inspect.cli.hard_exit import finish
 from eagle3_inspect.cli.ray_options import audit_options, ray_options
 from eagle3_inspect.errors import InspectError
 from eagle3_inspect.reader.bulk import paused_gc
@@ -148,7 +149,7 @@ def scan(
             progress=progress,
         )
     emit_report("scan", report, fmt, html_file)
-    return EXIT_CLEAN if report.ok else EXIT_FINDINGS
+    return finish(EXIT_CLEAN if report.ok else EXIT_FINDINGS)
 
 
 @main.command()
@@ -235,7 +236,7 @@ def validate(
             ray_path_map=ray_path_map,
         )
     emit_report("validate", report, fmt, html_file)
-    return EXIT_CLEAN if report.ok else EXIT_FINDINGS
+    return finish(EXIT_CLEAN if report.ok else EXIT_FINDINGS)
 
 
 @main.command()
@@ -367,4 +368,4 @@ def diff_command(
             ray_path_map=ray_path_map,
         )
     emit_report("diff", report, fmt, html_file)
-    return EXIT_CLEAN if report.ok else EXIT_FINDINGS
+    return finish(EXIT_CLEAN if report.ok else EXIT_FINDINGS)
