@@ -10,11 +10,10 @@ import click
 
 from eagle3_inspect.cli.formats import html_renderer
 from eagle3_inspect.cli.json_stream import encode_record, write_json
-from eagle3_inspect.cli.render.cluster import cluster_lines
+from eagle3_inspect.cli.render.cluster import where_read_lines
 from eagle3_inspect.cli.render.concise import concise_line, summary_line
 from eagle3_inspect.cli.render.github import github_line
 from eagle3_inspect.cli.render.records import Record, finding_records
-from eagle3_inspect.cli.render.remote import remote_line
 from eagle3_inspect.registry import Rule
 
 
@@ -91,8 +90,7 @@ def emit_report(kind: str, report: Any, fmt: str, html_file: str | None = None) 
         records, summary = _records(kind, report)
         emit_records(records, fmt, summary)
     if fmt in ("full", "concise", "github"):
-        remote = remote_line(report)
-        for line in [*cluster_lines(kind, report), *([remote] if remote else [])]:
+        for line in where_read_lines(kind, report):
             echo(line)
 
 

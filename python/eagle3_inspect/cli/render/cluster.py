@@ -1,15 +1,23 @@
-"""The line the human formats print after a report read on a Ray cluster: per node, what it read
-and for how long (the numbers of the JSON `"cluster"` section)."""
+"""The lines the human formats (and the HTML report) end with after a report that read bytes
+elsewhere: on a Ray cluster, per node, what it read and for how long (the numbers of the JSON
+`"cluster"` section); then the `remote:` line of a Hub or URL read."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from eagle3_inspect.cli.render.remote import remote_line
 from eagle3_inspect.reader.view import human_bytes
 
 
+def where_read_lines(kind: str, report: Any) -> list[str]:
+    """The cluster lines, then the remote line; none for a local run."""
+    remote = remote_line(report)
+    return [*cluster_lines(kind, report), *([remote] if remote else [])]
+
+
 def cluster_lines(kind: str, report: Any) -> list[str]:
-    """`cluster (ADDRESS): n0 read nothing; n1 read 1.97 GB of 1 file in 5 tasks (0.55 s); ...`,
+    """`cluster (ADDRESS): n0 read nothing; n1 read 1.84 GiB of 1 file in 5 tasks (0.55 s); ...`,
     one line per side for diff (`a`, `b`); none for a local run."""
     if kind == "diff":
         from eagle3_inspect.commands.on_cluster import cluster_section

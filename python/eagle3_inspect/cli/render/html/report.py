@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import os
 
-from eagle3_inspect.cli.render.cluster import cluster_lines
-from eagle3_inspect.cli.render.remote import remote_line
+from eagle3_inspect.cli.render.cluster import where_read_lines
 from eagle3_inspect.commands.diff import DiffReport
 from eagle3_inspect.commands.scan import ScanReport
 from eagle3_inspect.commands.validate import Report
@@ -47,8 +46,7 @@ def render_html(report: ScanReport | Report | DiffReport) -> str:
 
 def _where_read(kind: str, report: ScanReport | Report | DiffReport) -> Markup:
     """The lines the text formats end with: what a cluster's nodes or a remote read cost."""
-    remote = remote_line(report)
-    lines = [*cluster_lines(kind, report), *([remote] if remote else [])]
+    lines = where_read_lines(kind, report)
     if not lines:
         return Markup("")
     return section("Where the bytes were read", *(note(line) for line in lines))
