@@ -20,6 +20,7 @@ import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -34,6 +35,7 @@ from config_contract.entries import (
     vllm_entries,
 )
 from config_contract.flow import Analyzer
+from config_contract.model import Read, Write
 from config_contract.sources import DirSource, Source, WheelSource
 from config_contract.write import entry_lines, toml_value
 
@@ -51,7 +53,7 @@ def _version_key(version: str) -> tuple[int, ...]:
     return tuple(int(p) for p in re.findall(r"\d+", version))
 
 
-def analyse(source: Source) -> list[tuple[Entry, list, list]]:
+def analyse(source: Source) -> list[tuple[Entry, list[Read], list[Write]]]:
     """Every entry point of `source` with its reads and writes."""
     engine = source.label.split("-")[0]
     out = []
@@ -107,7 +109,7 @@ def config_classes(fields: set[str]) -> str:
 
 def _pydantic_lines(source: Source) -> list[str]:
     names = SPECULATOR_CONFIGS
-    found: dict = {}
+    found: dict[str, dict[str, Any]] = {}
     for path in source.members():
         if path.startswith("speculators/models/") and path.endswith("config.py"):
             module = source.module(path.removesuffix(".py").replace("/", "."))

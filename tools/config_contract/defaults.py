@@ -49,11 +49,11 @@ def _literal_repr(value: Any) -> str:
 
 def pydantic_models(
     source: Source, module: Module, names: list[str], package: str = "speculators/"
-) -> dict[str, dict]:
+) -> dict[str, dict[str, Any]]:
     """Class name -> {"fields": name -> default text / REQUIRED, "nested": name -> class}, for
     the pydantic models `names` in `module` and every model their fields' annotations name,
     as far as they are defined in `package` (transformers' own classes are not pydantic)."""
-    out: dict[str, dict] = {}
+    out: dict[str, dict[str, Any]] = {}
     todo = [(module, n) for n in names]
     while todo:
         mod, name = todo.pop()
@@ -65,6 +65,8 @@ def pydantic_models(
         if not found[0].path.startswith(package):
             continue
         cls_mod, node = found
+        if not isinstance(node, ast.ClassDef):
+            continue
         fields: dict[str, str] = {}
         nested: dict[str, str] = {}
         for base in node.bases:

@@ -85,7 +85,7 @@ def sglang_entries(source: Source) -> list[Entry]:
             found = resolve(source, module, name)
             if found is None or not isinstance(found[1], ast.ClassDef):
                 continue
-            cls_module, node = found
+            cls_module, node = found[0], found[1]
             entries.append(
                 Entry(
                     "model", node.name, cls_module, node, _model_binding(node), architectures=[name]
@@ -118,7 +118,10 @@ def vllm_registry(source: Source) -> dict[str, tuple[str, str]]:
             else (node.targets[0] if isinstance(node, ast.Assign) else None)
         )
         if isinstance(target, ast.Name) and target.id == "_SPECULATIVE_DECODING_MODELS":
-            return {k: tuple(v) for k, v in ast.literal_eval(node.value).items()}  # type: ignore[arg-type]
+            value = getattr(node, "value", None)
+            if value is None:
+                return {}
+            return {k: (v[0], v[1]) for k, v in ast.literal_eval(value).items()}
     return {}
 
 
@@ -133,7 +136,7 @@ def vllm_entries(source: Source) -> list[Entry]:
         found = resolve(source, module, cls_name) if module is not None else None
         if found is None or not isinstance(found[1], ast.ClassDef):
             continue
-        cls_module, node = found
+        cls_module, node = found[0], found[1]
         key = (cls_module.path, node.name)
         if key not in by_class:
             by_class[key] = Entry("model", node.name, cls_module, node, _model_binding(node))
@@ -155,7 +158,7 @@ def _vllm_adapters(source: Source) -> list[Entry]:
                 )
     base = source.module(f"{VLLM_SPECULATORS}.base")
     cls = base.defs.get("SpeculatorsConfig") if base is not None else None
-    if isinstance(cls, ast.ClassDef):
+    if base is not None and isinstance(cls, ast.ClassDef):
         for item in cls.body:
             if isinstance(item, ast.FunctionDef) and "config_dict" in [
                 a.arg for a in item.args.args
@@ -163,7 +166,7 @@ def _vllm_adapters(source: Source) -> list[Entry]:
                 entries.append(Entry("adapter", f"SpeculatorsConfig.{item.name}", base, item, raw))
     eagle = source.module(VLLM_EAGLE_CONFIG)
     cls = eagle.defs.get("EAGLEConfig") if eagle is not None else None
-    if isinstance(cls, ast.ClassDef):
+    if eagle is not None and isinstance(cls, ast.ClassDef):
         init = next(i for i in cls.body if isinstance(i, ast.FunctionDef) and i.name == "__init__")
         entries.append(
             Entry("adapter", "EAGLEConfig.__init__", eagle, init, {"model": Val(ref=Ref("config"))})

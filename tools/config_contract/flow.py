@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from typing import Any
 
 from config_contract.model import Read, Ref, Use, Write
-from config_contract.sources import Module, Source, resolve, resolve_module
+from config_contract.sources import Def, Module, Source, resolve, resolve_module
 from config_contract.uses import (
     COPIES,
     ITERATORS,
@@ -23,6 +24,11 @@ from config_contract.uses import (
     call_arg_use,
 )
 
+Keys = frozenset[tuple[str, object]]  # guard keys: ("read", id) / ("ref" | "present", Ref)
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+# (module, definition, qualname, class context, is a method) of a call's target
+Target = tuple[Module, Def, str, "ClassCtx | None", bool]
+Key = tuple[object, ...]  # memo keys
 OBJECT_DEPTH = 6  # calls followed with a config object argument
 VALUE_HOPS = 2  # consecutive calls followed with only read values as arguments
 # Methods an engine calls on every draft model it serves (construction is __init__); reads in
@@ -61,7 +67,7 @@ class Inherit:
     """What holds in a callee because of where it was called: the caller's None tests, its
     `try`, the branch tests around the call, and whether the caller always runs."""
 
-    guards: frozenset = frozenset()
+    guards: Keys = frozenset()
     caught: int = 0
     branches: tuple[str, ...] = ()
     run: bool = True
@@ -83,7 +89,7 @@ class Ctx:
     locals: dict[str, Val]
     depth: int
     value_hops: int = 0  # consecutive calls followed with only read values (no config object)
-    guards: list[frozenset] = field(default_factory=list)
+    guards: list[Keys] = field(default_factory=list)
     hasattr_guards: dict[Ref, tuple[str | None, str | None]] = field(default_factory=dict)
     caught: int = 0
     none_branch: Ref | None = None  # inside `if <field> is None:` of this field
@@ -96,14 +102,14 @@ class Ctx:
     def where(self) -> str:
         return f"{self.module.path}:{self.qual}"
 
-    def guarded(self) -> frozenset:
-        out: frozenset = frozenset()
+    def guarded(self) -> Keys:
+        out: Keys = frozenset()
         for g in self.guards:
             out |= g
         return out
 
 
-def _keys(val: Val | None) -> frozenset:
+def _keys(val: Val | None) -> Keys:
     """Guard keys for a value: its reads, and the fields they read (a later read of the same
     field in the guarded region is covered too)."""
     if val is None:
@@ -145,11 +151,11 @@ class Analyzer:
 
     def __init__(self, source: Source) -> None:
         self.source = source
-        self.reads: dict[tuple, Read] = {}
+        self.reads: dict[Key, Read] = {}
         self.writes: list[Write] = []
         self.fills: dict[Ref, tuple[str, bool]] = {}  # field -> (value text, only-if-None)
-        self._classes: set[tuple] = set()
-        self._stack: list[tuple] = []
+        self._classes: set[Key] = set()
+        self._stack: list[Key] = []
 
     # -- entry points -------------------------------------------------------------------------
     def run_class(
@@ -215,9 +221,9 @@ class Analyzer:
                     cls.module, fn, f"{cls.node.name}.{name}", cls, {}, depth, True, hops, run
                 )
 
-    def _base_method(self, cls: ClassCtx, name: str) -> tuple[Module, ast.AST, str] | None:
+    def _base_method(self, cls: ClassCtx, name: str) -> tuple[Module, FunctionNode, str] | None:
         """The first base class (in order, followed through the source) defining `name`."""
-        seen: set[str] = set()
+        seen: set[tuple[str, str]] = set()
         todo = [(cls.module, b) for b in cls.node.bases]
         while todo:
             module, base = todo.pop(0)
@@ -228,10 +234,10 @@ class Analyzer:
                 mod_name, attr = module.imports[base_name]
                 imported = self.source.module(mod_name)
                 found = resolve(self.source, imported, attr) if imported and attr else None
-            if found is None or not isinstance(found[1], ast.ClassDef):
+            if found is None:
                 continue
             bmod, bnode = found
-            if (bmod.path, bnode.name) in seen:
+            if not isinstance(bnode, ast.ClassDef) or (bmod.path, bnode.name) in seen:
                 continue
             seen.add((bmod.path, bnode.name))
             for item in bnode.body:
@@ -285,7 +291,7 @@ class Analyzer:
         for _ in range(pushed):
             ctx.guards.pop()
 
-    def _stmt(self, node: ast.stmt, ctx: Ctx) -> frozenset | None:
+    def _stmt(self, node: ast.stmt, ctx: Ctx) -> Keys | None:
         """Analyses one statement; returns guard keys that hold for the rest of the block (an
         `if <x> is None: return` before it)."""
         if isinstance(node, ast.Assign):
@@ -295,8 +301,8 @@ class Analyzer:
         elif isinstance(node, ast.AnnAssign) and node.value is not None:
             self._assign(node.target, self.ev(node.value, ctx), node.value, ctx)
         elif isinstance(node, ast.AugAssign):
-            target = self.ev(node.target, ctx)
-            self._consume(target, "arithmetic", node.lineno, ctx)
+            current = self.ev(node.target, ctx)
+            self._consume(current, "arithmetic", node.lineno, ctx)
             self._consume(self.ev(node.value, ctx), "arithmetic", node.lineno, ctx)
             self._assign(node.target, None, node, ctx)
         elif isinstance(node, ast.Expr):
@@ -338,7 +344,7 @@ class Analyzer:
             self.ev(node.exc, ctx)
         return None
 
-    def _if(self, node: ast.If, ctx: Ctx) -> frozenset | None:
+    def _if(self, node: ast.If, ctx: Ctx) -> Keys | None:
         test = node.test
         negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
         call = test.operand if negated else test  # type: ignore[attr-defined]
@@ -347,7 +353,8 @@ class Analyzer:
             and _callee_name(call.func) == "hasattr"
             and len(call.args) == 2
         ):
-            return self._hasattr_if(node, call, negated, ctx)
+            self._hasattr_if(node, call, negated, ctx)
+            return None
         none_test = _none_test(test)
         pos, neg = self.cond(test, ctx)
         subject_val: Val | None = None
@@ -412,7 +419,7 @@ class Analyzer:
         else:
             ctx.branches.pop()
 
-    def _fork(self, ctx: Ctx, branches: list[tuple]) -> None:
+    def _fork(self, ctx: Ctx, branches: list[tuple[Any, ...]]) -> None:
         """Runs alternative blocks from the same state; afterwards a name or `self` attribute
         holds what any branch that falls through assigned (their reads merged)."""
         start_locals = dict(ctx.locals)
@@ -512,7 +519,7 @@ class Analyzer:
             return
         ref = base.ref.child(name)
         if_none = ctx.none_branch == ref
-        self.writes.append(self._write(ref, value, target.lineno, ctx, if_none))
+        self.writes.append(self._write(ref, value, getattr(target, "lineno", 0), ctx, if_none))
         self.fills[ref] = (ast.unparse(value), if_none)
 
     def _write(self, ref: Ref, value: ast.AST, line: int, ctx: Ctx, if_none: bool) -> Write:
@@ -538,10 +545,10 @@ class Analyzer:
         return write
 
     # -- conditions ---------------------------------------------------------------------------
-    def cond(self, test: ast.AST, ctx: Ctx) -> tuple[frozenset, frozenset]:
+    def cond(self, test: ast.AST, ctx: Ctx) -> tuple[Keys, Keys]:
         """Evaluates a test; returns the guard keys known not None when it is true / false."""
         if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
-            pos: frozenset = frozenset()
+            pos: Keys = frozenset()
             for value in test.values:
                 ctx.guards.append(pos)
                 p, _ = self.cond(value, ctx)
@@ -549,7 +556,7 @@ class Analyzer:
                 pos |= p
             return pos, frozenset()
         if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
-            neg: frozenset = frozenset()
+            neg: Keys = frozenset()
             for value in test.values:
                 ctx.guards.append(neg)
                 _, n = self.cond(value, ctx)
@@ -652,7 +659,8 @@ class Analyzer:
         if isinstance(node, ast.BoolOp):
             return self._boolop(node, ctx)
         if isinstance(node, ast.Compare):
-            return self._compare(node, ctx)
+            self._compare(node, ctx)
+            return None
         if isinstance(node, ast.IfExp):
             pos, neg = self.cond(node.test, ctx)
             text = ast.unparse(node.test)
@@ -730,7 +738,7 @@ class Analyzer:
 
     def _boolop(self, node: ast.BoolOp, ctx: Ctx) -> Val | None:
         vals: list[Val | None] = []
-        guard: frozenset = frozenset()
+        guard: Keys = frozenset()
         for i, value in enumerate(node.values):
             last = i == len(node.values) - 1
             ctx.guards.append(guard)
@@ -810,9 +818,9 @@ class Analyzer:
             return self._method_call(node, func_val, ctx)
         if func_val is not None and func_val.ref is not None and func_val.reads:
             # cfg.some_method(...): the "field" read is a method of the config object
-            read = func_val.reads[0]
-            if read.line == node.lineno and read.access == "attr" and not read.uses:
-                self.reads = {k: r for k, r in self.reads.items() if r is not read}
+            method = func_val.reads[0]
+            if method.line == node.lineno and method.access == "attr" and not method.uses:
+                self.reads = {k: r for k, r in self.reads.items() if r is not method}
             self._args(node, name, ctx, resolved=False)
             return None
         if isinstance(node.func, ast.Attribute) and node.func.attr == "from_pretrained":
@@ -839,7 +847,14 @@ class Analyzer:
         kwargs = {k.arg: self.ev(k.value, ctx) for k in node.keywords}
         self._classify_args(node, name, args, kwargs, ctx)
 
-    def _classify_args(self, node: ast.Call, name: str, args: list, kwargs: dict, ctx: Ctx) -> None:
+    def _classify_args(
+        self,
+        node: ast.Call,
+        name: str,
+        args: list[Val | None],
+        kwargs: dict[str | None, Val | None],
+        ctx: Ctx,
+    ) -> None:
         for val in args:
             self._consume(val, call_arg_use(name, None), node.lineno, ctx)
         for key, val in kwargs.items():
@@ -865,7 +880,13 @@ class Analyzer:
             read.reads[0].default = read.reads[0].default or "None"
         return _merge(read, default)
 
-    def _follow(self, node: ast.Call, args: list, kwargs: dict, ctx: Ctx) -> bool:
+    def _follow(
+        self,
+        node: ast.Call,
+        args: list[Val | None],
+        kwargs: dict[str | None, Val | None],
+        ctx: Ctx,
+    ) -> bool:
         """Follows a call with config-derived arguments into the engine's own callee, binding
         them to its parameters. False when the callee cannot be found in the source."""
         has_object = any(
@@ -898,14 +919,14 @@ class Analyzer:
         self._function(module, fn, qual, cls, binding, ctx.depth + 1, method, hops, _inherit(ctx))
         return True
 
-    def _resolve_call(self, func: ast.AST, ctx: Ctx):
+    def _resolve_call(self, func: ast.AST, ctx: Ctx) -> Target | None:
         """(module, def, qualname, class ctx, is_method) for a call's target, if in the source."""
         if isinstance(func, ast.Name):
             found = resolve(self.source, ctx.module, func.id)
             if found is None:
                 return None
             module, node = found
-            return module, node, node.name, None, False  # type: ignore[attr-defined]
+            return module, node, node.name, None, False
         if not isinstance(func, ast.Attribute):
             return None
         value = func.value
@@ -914,11 +935,11 @@ class Analyzer:
             and _callee_name(value.func) == "super"
             and ctx.cls is not None
         ):
-            found = self._base_method(ctx.cls, func.attr)
-            if found is None:
+            base = self._base_method(ctx.cls, func.attr)
+            if base is None:
                 return None
-            module, node, owner = found
-            return module, node, f"{owner}.{func.attr}", ctx.cls, True
+            module, method, owner = base
+            return module, method, f"{owner}.{func.attr}", ctx.cls, True
         if isinstance(value, ast.Name):
             if ctx.locals.get(value.id, Val()).kind == "self" and ctx.cls is not None:
                 own = next(
@@ -931,18 +952,18 @@ class Analyzer:
                 )
                 if own is not None:
                     return None  # analysed with the class
-                found = self._base_method(ctx.cls, func.attr)
-                if found is None:
+                base = self._base_method(ctx.cls, func.attr)
+                if base is None:
                     return None
-                module, node, owner = found
-                return module, node, f"{owner}.{func.attr}", ctx.cls, True
-            module = resolve_module(self.source, ctx.module, value.id)
-            if module is not None and func.attr in module.defs:
-                node = module.defs[func.attr]
-                return module, node, func.attr, None, False
+                module, method, owner = base
+                return module, method, f"{owner}.{func.attr}", ctx.cls, True
+            alias = resolve_module(self.source, ctx.module, value.id)
+            if alias is not None and func.attr in alias.defs:
+                return alias, alias.defs[func.attr], func.attr, None, False
             found = resolve(self.source, ctx.module, value.id)
-            if found is not None and isinstance(found[1], ast.ClassDef):
-                module, cnode = found
+            cnode = found[1] if found is not None else None
+            if found is not None and isinstance(cnode, ast.ClassDef):
+                module = found[0]
                 for item in cnode.body:
                     if isinstance(item, ast.FunctionDef) and item.name == func.attr:
                         return (
@@ -1015,12 +1036,13 @@ class Analyzer:
 
 
 # -- helpers ----------------------------------------------------------------------------------
-def _terms(truthy: frozenset, falsy: frozenset) -> list[str]:
+def _terms(truthy: Keys, falsy: Keys) -> list[str]:
     """`set:F` for the fields a test makes truthy / not None, `unset:F` for those it makes
     None or falsy."""
 
-    def fields(keys: frozenset) -> list[str]:
-        return sorted({k[1].dotted for k in keys if k[0] == "ref" and k[1].path})
+    def fields(keys: Keys) -> list[str]:
+        refs = [k[1] for k in keys if k[0] == "ref" and isinstance(k[1], Ref)]
+        return sorted({r.dotted for r in refs if r.path})
 
     return [f"set:{f}" for f in fields(truthy)] + [f"unset:{f}" for f in fields(falsy)]
 
@@ -1029,19 +1051,21 @@ def _inherit(ctx: Ctx) -> Inherit:
     return Inherit(ctx.guarded(), ctx.caught, tuple(ctx.branches), ctx.run, tuple(ctx.when))
 
 
-def _bind_key(binding: dict[str, Val]) -> dict[str, tuple]:
+def _bind_key(binding: dict[str, Val]) -> dict[str, Key]:
     return {k: (v.ref, v.kind, tuple(id(r) for r in v.reads)) for k, v in binding.items()}
 
 
-def _params(fn: ast.AST, skip_self: bool) -> list[str]:
-    args = fn.args  # type: ignore[attr-defined]
+def _params(fn: FunctionNode, skip_self: bool) -> list[str]:
+    args = fn.args
     names = [a.arg for a in (*args.posonlyargs, *args.args)]
     if skip_self and names:
         names = names[1:]
     return names + [f"*{a.arg}" for a in args.kwonlyargs]
 
 
-def _bind(params: list[str], args: list, kwargs: dict) -> dict[str, Val]:
+def _bind(
+    params: list[str], args: list[Val | None], kwargs: dict[str | None, Val | None]
+) -> dict[str, Val]:
     """Parameter name -> config-derived argument (positional, then keyword)."""
     binding: dict[str, Val] = {}
     positional = [p for p in params if not p.startswith("*")]
@@ -1096,12 +1120,14 @@ def _copy_source(value: ast.AST) -> tuple[ast.AST, str, str | None] | None:
             default = ast.unparse(value.args[1]) if len(value.args) > 1 else "None"
             return value.func.value, key, default
     elif _callee_name(value.func) == "getattr" and len(value.args) >= 2:
-        key = _const_str(value.args[1])
-        if key:
-            default = ast.unparse(value.args[2]) if len(value.args) > 2 else None
-            return value.args[0], key, default
-    if isinstance(value, ast.Subscript) and _const_str(value.slice):
-        return value.value, _const_str(value.slice), None  # type: ignore[return-value]
+        name = _const_str(value.args[1])
+        if name:
+            fallback = ast.unparse(value.args[2]) if len(value.args) > 2 else None
+            return value.args[0], name, fallback
+    if isinstance(value, ast.Subscript):
+        index = _const_str(value.slice)
+        if index:
+            return value.value, index, None
     if isinstance(value, ast.Attribute):
         return value.value, value.attr, None
     return None

@@ -10,6 +10,9 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+# A top-level definition a name can resolve to.
+Def = ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef
+
 
 @dataclass
 class Module:
@@ -21,7 +24,7 @@ class Module:
     tree: ast.Module
     is_package: bool
     imports: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # alias -> (mod, name)
-    defs: dict[str, ast.AST] = field(default_factory=dict)  # top-level classes and functions
+    defs: dict[str, Def] = field(default_factory=dict)  # top-level classes and functions
     aliases: dict[str, str] = field(default_factory=dict)  # top-level `A = B`
 
     @property
@@ -149,7 +152,7 @@ def _top_level(module: Module, body: list[ast.stmt]) -> None:
             _top_level(module, node.orelse)
 
 
-def resolve(source: Source, module: Module, name: str) -> tuple[Module, ast.AST] | None:
+def resolve(source: Source, module: Module, name: str) -> tuple[Module, Def] | None:
     """The definition `name` refers to inside `module`: its own top-level def, else followed
     through `from X import name` chains (package re-exports included)."""
     for _ in range(8):
