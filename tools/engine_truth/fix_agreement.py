@@ -55,6 +55,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--truth", action="append", required=True, help="LABEL=fix_truth.json")
     ap.add_argument("--markdown", type=Path)
+    ap.add_argument("--note", default="", help="a paragraph written above the table")
     args = ap.parse_args()
     tallies = {}
     for spec in args.truth:
@@ -62,7 +63,8 @@ def main() -> None:
         tallies[label] = tally(json.loads(Path(path).read_text()))
     specs = sorted({s for per, _ in tallies.values() for s in per}, key=_order)
     head = "| engine | " + " | ".join(f"{label}: {c}" for label in tallies for c in COLUMNS) + " |"
-    lines = [head, "|" + "---|" * (1 + len(COLUMNS) * len(tallies))]
+    lines = [args.note, ""] if args.note else []
+    lines += [head, "|" + "---|" * (1 + len(COLUMNS) * len(tallies))]
     totals: dict[str, Counter[str]] = {label: Counter() for label in tallies}
     for spec in specs:
         cells = []

@@ -187,7 +187,9 @@ def make_plan(
     d2t, d2t_note = offsets_d2t(ckpt, target)
     d2t_len = int(ckpt.tensors["d2t"].shape[0]) if "d2t" in ckpt.tensors else None
     best = None
-    for config, notes, names, style_rank in _candidates(profile, ckpt, target, d2t_len, verifier):
+    for config, contract, names, style_rank in _candidates(
+        profile, ckpt, target, d2t_len, verifier
+    ):
         extra: dict[str, TensorInfo] = {}
         found, raw = simulate(profile, _infos(ckpt, names, extra), config, target)
         t2d = None
@@ -199,7 +201,7 @@ def make_plan(
         changed = sum(a != b for a, b in names.items())
         key = (*score(raw), changed, style_rank)
         if best is None or key < best[0]:
-            best = (key, config, names, found, t2d, extra, notes)
+            best = (key, config, names, found, t2d, extra, contract)
     assert best is not None
     _, config, names, found, t2d_size, extra, (config_notes, contract_refusal) = best
     dropped: list[str] = []

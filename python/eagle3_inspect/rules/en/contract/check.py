@@ -14,7 +14,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from eagle3_inspect.findings import Finding
-from eagle3_inspect.reader.draft_config import DraftConfig, read_draft_config
+from eagle3_inspect.reader.draft_config import (
+    MODEL_FIELDS,
+    TOP_FIELDS,
+    DraftConfig,
+    read_draft_config,
+)
 from eagle3_inspect.rules.en.configcheck import served_architecture
 from eagle3_inspect.rules.en.contract.data import (
     RAISING,
@@ -41,18 +46,12 @@ from eagle3_inspect.rules.en.profile import EngineProfile
 
 # The draft classes of the families validate detects today (Llama-style EAGLE-3).
 CHECKED = ("/llama_eagle3.py", "speculators/models/eagle3/core.py")
-# Fields whose trained value the drafter's config states (DraftConfig, any config style).
-TRAINED = (
-    "hidden_size",
-    "vocab_size",
-    "draft_vocab_size",
-    "num_hidden_layers",
-    "num_attention_heads",
-    "num_key_value_heads",
-    "head_dim",
-    "intermediate_size",
-    "tie_word_embeddings",
-    "target_hidden_size",
+# Fields whose trained value the drafter's config states (DraftConfig, any config style); the
+# aux count is EN015's, and model_type / dtype are not values a default could get wrong.
+TRAINED = tuple(
+    f
+    for f in MODEL_FIELDS + TOP_FIELDS
+    if f not in ("model_type", "torch_dtype", "num_aux_hidden_states")
 )
 SPECULATORS_LAYER = "transformer_layer_config."
 TYPES: dict[str, tuple[type, ...]] = {

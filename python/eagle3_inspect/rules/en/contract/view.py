@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from eagle3_inspect.reader.draft_config import lookup
 from eagle3_inspect.rules.en.contract.data import EngineContract, FieldWrite, config_classes
 
 PRESENT, DEFAULT, MISSING, UNREACHABLE = "present", "default", "missing", "unreachable"
@@ -103,7 +104,7 @@ def _apply(layer: dict[str, Any], raw: Mapping[str, Any], write: FieldWrite) -> 
     if write.root != "raw" or parts[0] != "transformer_layer_config" or len(parts) < 2:
         return
     if write.copy is not None:
-        found, value = _dict_lookup(raw, write.copy)
+        found, value = lookup(dict(raw), write.copy)
         if write.when == "not-none" and (not found or value is None):
             return
         if write.when == "truthy" and not value:
@@ -123,15 +124,6 @@ def _apply(layer: dict[str, Any], raw: Mapping[str, Any], write: FieldWrite) -> 
             return
         node = child
     node[parts[-1]] = value
-
-
-def _dict_lookup(data: Mapping[str, Any], path: str) -> tuple[bool, Any]:
-    node: Any = data
-    for part in path.split("."):
-        if not isinstance(node, Mapping) or part not in node:
-            return False, None
-        node = node[part]
-    return True, node
 
 
 def speculators_view(config: Mapping[str, Any], contract: EngineContract) -> ConfigView:
