@@ -20,9 +20,9 @@ import ast
 import re
 from dataclasses import dataclass, field
 
-from config_contract.flow import Val
 from config_contract.model import Ref
 from config_contract.sources import Module, Source, resolve
+from config_contract.state import Val
 
 FAMILY = re.compile(r"(eagle3|dflash)")
 SGLANG_MODELS = "sglang.srt.models"

@@ -10,11 +10,78 @@ they cover; `hasattr` guards and defaults are kept on the read. Nothing is impor
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
 from typing import Any
 
 from config_contract.model import Read, Ref, Use, Write
-from config_contract.sources import Def, Module, Source, resolve, resolve_module
+from config_contract.patterns import (
+    assigned_value as _assigned_value,
+)
+from config_contract.patterns import (
+    bind as _bind,
+)
+from config_contract.patterns import (
+    branch_default as _branch_default,
+)
+from config_contract.patterns import (
+    broad as _broad,
+)
+from config_contract.patterns import (
+    callee_name as _callee_name,
+)
+from config_contract.patterns import (
+    condition as _condition,
+)
+from config_contract.patterns import (
+    const_str as _const_str,
+)
+from config_contract.patterns import (
+    copy_source as _copy_source,
+)
+from config_contract.patterns import (
+    exits as _exits,
+)
+from config_contract.patterns import (
+    is_range as _is_range,
+)
+from config_contract.patterns import (
+    literal as _literal,
+)
+from config_contract.patterns import (
+    none_test as _none_test,
+)
+from config_contract.patterns import (
+    params as _params,
+)
+from config_contract.sources import Module, Source, resolve, resolve_module
+from config_contract.state import (
+    NO_INHERIT,
+    ClassCtx,
+    Ctx,
+    FunctionNode,
+    Inherit,
+    Key,
+    Keys,
+    Target,
+    Val,
+)
+from config_contract.state import (
+    bind_key as _bind_key,
+)
+from config_contract.state import (
+    inherit as _inherit,
+)
+from config_contract.state import (
+    keys as _keys,
+)
+from config_contract.state import (
+    merge as _merge,
+)
+from config_contract.state import (
+    merge_maps as _merge_maps,
+)
+from config_contract.state import (
+    terms as _terms,
+)
 from config_contract.uses import (
     COPIES,
     ITERATORS,
@@ -24,11 +91,6 @@ from config_contract.uses import (
     call_arg_use,
 )
 
-Keys = frozenset[tuple[str, object]]  # guard keys: ("read", id) / ("ref" | "present", Ref)
-FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
-# (module, definition, qualname, class context, is a method) of a call's target
-Target = tuple[Module, Def, str, "ClassCtx | None", bool]
-Key = tuple[object, ...]  # memo keys
 OBJECT_DEPTH = 6  # calls followed with a config object argument
 VALUE_HOPS = 2  # consecutive calls followed with only read values as arguments
 # Methods an engine calls on every draft model it serves (construction is __init__); reads in
@@ -40,110 +102,6 @@ RUN_METHODS = {
     "from_pretrained",
     "load_verifier_weights",
 }
-BROAD_EXCEPT = {
-    "Exception",
-    "BaseException",
-    "KeyError",
-    "AttributeError",
-    "TypeError",
-    "ValueError",
-    "IndexError",
-}
-
-
-@dataclass
-class Val:
-    """What an expression evaluates to, as far as config flow goes: a config object or field
-    (`ref`), the reads its value came from, or a marker (`kind`: "self", "vllm*" for vLLM's
-    engine config on the way to the draft config, "instance" for a loaded model)."""
-
-    ref: Ref | None = None
-    reads: tuple[Read, ...] = ()
-    kind: str = ""
-
-
-@dataclass(frozen=True)
-class Inherit:
-    """What holds in a callee because of where it was called: the caller's None tests, its
-    `try`, the branch tests around the call, and whether the caller always runs."""
-
-    guards: Keys = frozenset()
-    caught: int = 0
-    branches: tuple[str, ...] = ()
-    run: bool = True
-    when: tuple[str, ...] = ()
-
-
-@dataclass
-class ClassCtx:
-    module: Module
-    node: ast.ClassDef
-    attrs: dict[str, Val] = field(default_factory=dict)
-
-
-@dataclass
-class Ctx:
-    module: Module
-    qual: str
-    cls: ClassCtx | None
-    locals: dict[str, Val]
-    depth: int
-    value_hops: int = 0  # consecutive calls followed with only read values (no config object)
-    guards: list[Keys] = field(default_factory=list)
-    hasattr_guards: dict[Ref, tuple[str | None, str | None]] = field(default_factory=dict)
-    caught: int = 0
-    none_branch: Ref | None = None  # inside `if <field> is None:` of this field
-    conditions: list[tuple[Ref, str]] = field(default_factory=list)  # (field, "not-none"/"truthy")
-    when: list[str] = field(default_factory=list)  # `field == literal` tests around this point
-    branches: list[str] = field(default_factory=list)  # texts of the tests this point is under
-    run: bool = True  # in a method every load / forward runs (and what it calls)
-
-    @property
-    def where(self) -> str:
-        return f"{self.module.path}:{self.qual}"
-
-    def guarded(self) -> Keys:
-        out: Keys = frozenset()
-        for g in self.guards:
-            out |= g
-        return out
-
-
-def _keys(val: Val | None) -> Keys:
-    """Guard keys for a value: its reads, and the fields they read (a later read of the same
-    field in the guarded region is covered too)."""
-    if val is None:
-        return frozenset()
-    keys = {("read", id(r)) for r in val.reads} | {("ref", r.ref) for r in val.reads}
-    if val.ref is not None:
-        keys.add(("ref", val.ref))
-    return frozenset(keys)
-
-
-def _const_str(node: ast.AST | None) -> str | None:
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value
-    return None
-
-
-def _callee_name(func: ast.AST) -> str:
-    if isinstance(func, ast.Name):
-        return func.id
-    if isinstance(func, ast.Attribute):
-        return func.attr
-    return ""
-
-
-def _exits(body: list[ast.stmt]) -> str:
-    """ "raise" / "return" when the block always leaves the function (its last statement)."""
-    if not body:
-        return ""
-    last = body[-1]
-    if isinstance(last, ast.Raise):
-        return "raise"
-    if isinstance(last, (ast.Return, ast.Continue, ast.Break)):
-        return "return"
-    return ""
 
 
 class Analyzer:
@@ -183,7 +141,7 @@ class Analyzer:
         binding: dict[str, Val],
         depth: int,
         hops: int = 0,
-        inherit: Inherit = Inherit(),
+        inherit: Inherit = NO_INHERIT,
     ) -> None:
         key = (cls.module.path, cls.node.name, tuple(sorted(_bind_key(binding).items())))
         if key in self._classes:
@@ -256,7 +214,7 @@ class Analyzer:
         depth: int,
         method: bool = False,
         hops: int = 0,
-        inherit: Inherit = Inherit(),
+        inherit: Inherit = NO_INHERIT,
     ) -> Val | None:
         key = (module.path, qual, tuple(sorted(_bind_key(binding).items())))
         if key in self._stack:
@@ -1033,178 +991,3 @@ class Analyzer:
         for read in val.reads:
             via = ctx.where if read.where != ctx.where else ""
             read.uses.append(Use(kind, line, self._is_guarded(read, ctx), via=via))
-
-
-# -- helpers ----------------------------------------------------------------------------------
-def _terms(truthy: Keys, falsy: Keys) -> list[str]:
-    """`set:F` for the fields a test makes truthy / not None, `unset:F` for those it makes
-    None or falsy."""
-
-    def fields(keys: Keys) -> list[str]:
-        refs = [k[1] for k in keys if k[0] == "ref" and isinstance(k[1], Ref)]
-        return sorted({r.dotted for r in refs if r.path})
-
-    return [f"set:{f}" for f in fields(truthy)] + [f"unset:{f}" for f in fields(falsy)]
-
-
-def _inherit(ctx: Ctx) -> Inherit:
-    return Inherit(ctx.guarded(), ctx.caught, tuple(ctx.branches), ctx.run, tuple(ctx.when))
-
-
-def _bind_key(binding: dict[str, Val]) -> dict[str, Key]:
-    return {k: (v.ref, v.kind, tuple(id(r) for r in v.reads)) for k, v in binding.items()}
-
-
-def _params(fn: FunctionNode, skip_self: bool) -> list[str]:
-    args = fn.args
-    names = [a.arg for a in (*args.posonlyargs, *args.args)]
-    if skip_self and names:
-        names = names[1:]
-    return names + [f"*{a.arg}" for a in args.kwonlyargs]
-
-
-def _bind(
-    params: list[str], args: list[Val | None], kwargs: dict[str | None, Val | None]
-) -> dict[str, Val]:
-    """Parameter name -> config-derived argument (positional, then keyword)."""
-    binding: dict[str, Val] = {}
-    positional = [p for p in params if not p.startswith("*")]
-    for name, val in zip(positional, args, strict=False):
-        if val is not None:
-            binding[name] = val
-    names = {p.lstrip("*") for p in params}
-    for key, val in kwargs.items():
-        if val is not None and key in names:
-            binding[key] = val
-    return binding
-
-
-def _merge_maps(maps: list[dict[str, Val]]) -> dict[str, Val]:
-    out: dict[str, Val] = {}
-    for name in dict.fromkeys(k for m in maps for k in m):
-        merged: Val | None = None
-        for m in maps:
-            merged = _merge(merged, m.get(name))
-        if merged is not None:
-            out[name] = merged
-    return out
-
-
-def _merge(a: Val | None, b: Val | None) -> Val | None:
-    if a is None:
-        return b
-    if b is None:
-        return a
-    return Val(
-        ref=a.ref or b.ref,
-        reads=a.reads + tuple(r for r in b.reads if r not in a.reads),
-        kind=a.kind or b.kind,
-    )
-
-
-def _literal(node: ast.AST) -> bool:
-    try:
-        ast.literal_eval(node)
-    except ValueError:
-        return False
-    return True
-
-
-def _copy_source(value: ast.AST) -> tuple[ast.AST, str, str | None] | None:
-    """`d.get("K", D)` / `d["K"]` / `getattr(d, "K", D)` / `d.K` -> (d, "K", D text)."""
-    if not isinstance(value, ast.Call):
-        pass
-    elif isinstance(value.func, ast.Attribute) and value.func.attr == "get" and value.args:
-        key = _const_str(value.args[0])
-        if key:
-            default = ast.unparse(value.args[1]) if len(value.args) > 1 else "None"
-            return value.func.value, key, default
-    elif _callee_name(value.func) == "getattr" and len(value.args) >= 2:
-        name = _const_str(value.args[1])
-        if name:
-            fallback = ast.unparse(value.args[2]) if len(value.args) > 2 else None
-            return value.args[0], name, fallback
-    if isinstance(value, ast.Subscript):
-        index = _const_str(value.slice)
-        if index:
-            return value.value, index, None
-    if isinstance(value, ast.Attribute):
-        return value.value, value.attr, None
-    return None
-
-
-def _is_range(node: ast.AST) -> bool:
-    return isinstance(node, ast.Call) and _callee_name(node.func) == "range"
-
-
-def _broad(handler: ast.ExceptHandler) -> bool:
-    """A handler that swallows what a bad value raises (one that raises again refuses)."""
-    if _exits(handler.body) == "raise":
-        return False
-    if handler.type is None:
-        return True
-    names = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
-    return any(_callee_name(n) in BROAD_EXCEPT for n in names)
-
-
-def _none_test(test: ast.AST) -> tuple[ast.AST, bool] | None:
-    """(subject, True) for `x is None` / `not x` (the body sees x None / falsy); (subject,
-    False) for `x is not None` / `x` (the else branch does)."""
-    plain = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return (test.operand, True) if isinstance(test.operand, plain) else None
-    if isinstance(test, plain):
-        return test, False
-    if (
-        isinstance(test, ast.Compare)
-        and len(test.ops) == 1
-        and isinstance(test.comparators[0], ast.Constant)
-        and test.comparators[0].value is None
-    ):
-        if isinstance(test.ops[0], ast.Is):
-            return test.left, True
-        if isinstance(test.ops[0], ast.IsNot):
-            return test.left, False
-    return None
-
-
-def _condition(
-    test: ast.AST, subject: Val | None, none_test: tuple[ast.AST, bool] | None
-) -> tuple[Ref, str] | None:
-    """(field, "not-none") for `if x is not None:`, (field, "truthy") for `if x:`, of a read."""
-    if subject is None or subject.ref is None or not subject.reads:
-        return None
-    if none_test is not None and not none_test[1]:
-        return subject.ref, ("truthy" if not isinstance(test, ast.Compare) else "not-none")
-    return None
-
-
-def _assigned_value(body: list[ast.stmt], subject: ast.AST) -> ast.AST | None:
-    """The value the block assigns to `subject` (same name / attribute text), if it does."""
-    text = ast.unparse(subject)
-    for stmt in body:
-        if isinstance(stmt, ast.Assign) and any(ast.unparse(t) == text for t in stmt.targets):
-            return stmt.value
-    return None
-
-
-def _branch_default(
-    present: list[ast.stmt], missing: list[ast.stmt], name: str, line: int
-) -> tuple[str | None, str | None]:
-    """What the missing branch of `if hasattr(cfg, name)` uses: (text, field) when it is the
-    present branch with `name` replaced by another field, else (text, None)."""
-    if not missing:
-        return None, None
-    present_text = "\n".join(ast.unparse(s) for s in present)
-    missing_text = "\n".join(ast.unparse(s) for s in missing)
-    for node in ast.walk(ast.Module(body=missing, type_ignores=[])):
-        if (
-            isinstance(node, ast.Attribute)
-            and node.attr != name
-            and present_text.replace(f".{name}", f".{node.attr}") == missing_text
-        ):
-            return missing_text, node.attr
-    for stmt in missing:
-        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Attribute):
-            return ast.unparse(stmt.value), stmt.value.attr
-    return f"(else branch, line {missing[0].lineno})", None
