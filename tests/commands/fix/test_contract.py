@@ -5,7 +5,6 @@ else --target) or fix refuses in one line."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 from eagle3_inspect.commands.fix import fix
@@ -79,17 +78,16 @@ def test_the_verifier_comes_from_verifier_else_target(tmp_path: Path, run_cli) -
 
 
 def test_a_verifier_the_source_names_is_kept_unless_verifier_replaces_it(tmp_path: Path) -> None:
-    src = tmp_path / "src"
-    shutil.copytree(CORPUS / "speculators-0.9.0-nbr-false", src)
-    config = _config(src)
-    config["architectures"] = ["Eagle3DraftModel", "extra"]  # something for fix to change
-    (src / "config.json").write_text(json.dumps(config))
-    named = config["speculators_config"]["verifier"]["name_or_path"]
+    src = CORPUS / "speculators-0.9.0-nbr-false"
+    named = _config(src)["speculators_config"]["verifier"]["name_or_path"]
+    assert named  # the generator's verifier path
     kept = fix(src, engine="speculators@0.9.0", out=tmp_path / "kept", target=VERIFIER)
-    if kept.status == "fixed":
-        assert _config(tmp_path / "kept")["speculators_config"]["verifier"]["name_or_path"] == named
+    assert kept.status == "nothing-to-do", kept.changes  # --target does not replace it
     replaced = fix(src, engine="speculators@0.9.0", out=tmp_path / "new", verifier="org/verifier")
     assert replaced.status == "fixed", replaced.to_dict()
+    assert replaced.changes == [
+        {"kind": "config", "op": "change", "key": NAME, "from": named, "to": "org/verifier"}
+    ]
     written = _config(tmp_path / "new")["speculators_config"]["verifier"]["name_or_path"]
     assert written == "org/verifier"
 
