@@ -1,0 +1,118 @@
+"""Capture side (issue 25, item 2): the engine's own target model (`models/llama.py`
+LlamaForCausalLM from the wheel, unchanged: its `__init__`, `load_weights`, its layer loop and
+the aux-state recording of `EagleModelMixin` / `set_eagle3_layers_to_capture`) run over the tiny
+verifier's weights and the same token ids, told to capture aux ids through the engine's own
+setter. Each captured tensor is matched by value against the verifier's residual stream
+(inputs.py: `stream[i]` enters layer i), which gives the boundary the engine really feeds for
+each id: `i == id` is input-of, `i == id + 1` output-of."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import torch
+from engine_code import attention, imports, layers, vllm_eagle3
+from engine_code.record import error_record
+from engine_code.sources import WheelSource, wheel_path
+from inputs import VerifierRun
+
+VLLM_TARGET = "vllm/model_executor/models/llama.py"
+TOLERANCE = 1e-4  # float32 engine layers vs transformers' layers over 8 tiny layers
+
+
+def boundary_of(value: torch.Tensor, verifier: VerifierRun) -> tuple[int | None, float]:
+    """The stream index whose tensor equals `value` (within TOLERANCE), and the smallest
+    max |diff| seen."""
+    diffs = [float((value - s).abs().max()) for s in verifier.stream]
+    best = min(range(len(diffs)), key=diffs.__getitem__)
+    return (best if diffs[best] <= TOLERANCE else None), diffs[best]
+
+
+def _causal(rows: int) -> attention.AttentionContext:
+    ctx = attention.AttentionContext()
+    ctx.set_rows(list(range(rows)), [0] * rows)
+    return ctx
+
+
+def vllm_capture(
+    version: str, cache: Path, verifier: VerifierRun, ids: list[int]
+) -> dict[str, Any]:
+    """vLLM: LlamaForCausalLM(vllm_config) + load_weights(verifier tensors) +
+    `SupportsEagle3.set_aux_hidden_state_layers(ids)` + forward; each captured tensor's
+    stream boundary."""
+    from transformers import AutoConfig
+
+    path = wheel_path("vllm", version, cache)
+    if path is None:
+        return {"verdict": "NO-WHEEL"}
+    source = WheelSource("vllm", version, path)
+    session = vllm_eagle3.session(source)
+    session.runtime["get_pp_indices"] = lambda n, *a: (0, n)
+    session.runtime["PPMissingLayer"] = torch.nn.Identity
+    session.runtime["spec_decode_needs_target_embed"] = lambda *a: False
+    session.runtime["make_empty_intermediate_tensors_factory"] = lambda *a: None
+    session.runtime["get_offloader"] = lambda: SimpleNamespace(wrap_modules=list)  # no offload
+    hf = AutoConfig.from_pretrained(str(verifier.path))
+    vcfg = vllm_eagle3.vllm_config(hf, hf.vocab_size)
+    vcfg.model_config.hf_config = hf
+    record: dict[str, Any] = {"engine": "vllm", "version": version, "ids": ids}
+    with imports.session(session):
+        session.runtime["get_current_vllm_config"] = lambda: vcfg
+        layers.reset_log()
+        try:
+            module = imports.import_engine("vllm.model_executor.models.llama")
+            model = module.LlamaForCausalLM(vllm_config=vcfg, prefix="")
+            model.load_weights(iter(list(_verifier_tensors(verifier).items())))
+            model = model.float().eval()
+            model.set_aux_hidden_state_layers(tuple(ids))
+            attention.CONTEXT.append(_causal(len(verifier.tokens)))
+            try:
+                with torch.no_grad():
+                    out = model(verifier.tokens, torch.arange(len(verifier.tokens)))
+            finally:
+                attention.CONTEXT.pop()
+        except Exception as exc:
+            return record | {
+                "verdict": "ERROR",
+                "why": error_record("capture", exc, f"{VLLM_TARGET} LlamaForCausalLM"),
+            }
+    _, aux = out
+    return (
+        record
+        | _matched(aux, verifier, ids)
+        | {
+            "evidence": f"{VLLM_TARGET} LlamaModel.forward + interfaces.py "
+            "EagleModelMixin._maybe_add_hidden_state "
+            "(set by SupportsEagle3.set_aux_hidden_state_layers)",
+            "opaque_used": sorted(session.opaque_used),
+        }
+    )
+
+
+def _matched(aux: list[torch.Tensor], verifier: VerifierRun, ids: list[int]) -> dict[str, Any]:
+    found = [boundary_of(a.float(), verifier) for a in aux]
+    boundaries = [b for b, _ in found]
+    convention = (
+        "input-of"
+        if boundaries == sorted(set(ids))
+        else "output-of"
+        if boundaries == sorted({i + 1 for i in ids})
+        else "other"
+    )
+    return {
+        "verdict": "CAPTURED",
+        "boundaries": boundaries,
+        "max_abs_diff_to_stream": [d for _, d in found],
+        "convention": convention,
+    }
+
+
+def _verifier_tensors(verifier: VerifierRun) -> dict[str, torch.Tensor]:
+    from safetensors.torch import load_file
+
+    tensors: dict[str, torch.Tensor] = {}
+    for file in sorted(Path(verifier.path).glob("*.safetensors")):
+        tensors.update(load_file(str(file)))
+    return {n: t.float() for n, t in tensors.items()}
