@@ -31,6 +31,9 @@ def run(drafter: Any, verifier: VerifierRun, overrides: dict[str, Any]) -> Produ
     config = copy.deepcopy(EAGLE3_DEFAULT_CFG["config"])
     config["eagle_architecture_config"].update(overrides)
     config["eagle_ttt_steps"] = STEPS
+    # torch.compile only picks kernels (inductor C++ builds take minutes on CPU); the harness runs
+    # eager, as TORCHDYNAMO_DISABLE=1 does for speculators' flex attention.
+    config["eagle_use_torch_compile"] = False
     mtsp.convert(model, [("eagle", config)])
     model = model.float()
     state = {n: t.float() if t.is_floating_point() else t for n, t in drafter.tensors.items()}

@@ -42,7 +42,7 @@ def _fake_triton() -> None:
     import sys
     import types
 
-    if importlib.util.find_spec("triton") is not None:
+    if "triton" in sys.modules or importlib.util.find_spec("triton") is not None:
         return
     triton = types.ModuleType("triton")
     language = types.ModuleType("triton.language")

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import subprocess
 import sys
 import traceback
 import warnings
@@ -21,8 +23,11 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
 CORPUS = REPO / "tests" / "corpus"
 sys.path.insert(0, str(HERE))
+# Eager everywhere: torch.compile (ModelOpt's EAGLE module, speculators' flex attention) only picks
+# kernels, and its inductor C++ builds take minutes per shape on CPU. The Hub is never asked.
+os.environ.setdefault("TORCHDYNAMO_DISABLE", "1")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-import engine_run  # noqa: E402
 import torch  # noqa: E402
 from engine_code.drafter import read_drafter, scratch_dir  # noqa: E402
 from engine_code.record import error_record  # noqa: E402
@@ -93,17 +98,31 @@ def compare(
     }
 
 
-def run_one(name: str, engines: list[tuple[str, str]], cache: Path) -> dict[str, Any]:
-    """One drafter: verifier run, producer forward, every engine version's forward."""
+def prepare(name: str, work: Path) -> dict[str, Any]:
+    """One drafter: verifier run, perturbed copy and inputs under `work/name`, producer forward.
+    Returns the drafter's record with the producer's run under "_producer"."""
     entry = manifest_entry(name)
     verifier = run_verifier(CORPUS / "verifiers" / f"{entry['verifier']['arch']}-8l")
     original = read_drafter(CORPUS / name, name)
     head_trained = any(n.endswith("lm_head.weight") for n in original.tensors)
-    drafter = original.copy_to(scratch_dir(name))
+    drafter = original.copy_to(work / name)
     drafter.tensors = perturbed(original.tensors, head_trained)
     drafter = drafter.copy_to(drafter.path)
-    prod = producer_forward(entry, drafter, verifier)
-    record: dict[str, Any] = {
+    saved = work / name / "producer.pt"
+    prod = torch.load(saved, weights_only=False) if saved.exists() else None
+    if prod is None:
+        prod = producer_forward(entry, drafter, verifier)
+        torch.save(prod, saved)
+    torch.save(
+        {
+            "tokens": verifier.tokens,
+            "aux": prod.aux,
+            "embed": verifier.embed,
+            "head": verifier.head,
+        },
+        work / name / "inputs.pt",
+    )
+    return {
         "producer": prod.summary(),
         "inputs": {
             "verifier": f"tests/corpus/verifiers/{entry['verifier']['arch']}-8l",
@@ -112,13 +131,30 @@ def run_one(name: str, engines: list[tuple[str, str]], cache: Path) -> dict[str,
             "perturbed": "norm weights" + (" + lm_head" if head_trained else ""),
         },
         "results": {},
+        "_producer": prod,
     }
-    for engine, version in engines:
-        run = engine_run.run(engine, version, cache, drafter, verifier, prod.aux)
-        if "logits" in run:
-            run["comparison"] = compare(prod, run.pop("logits"), run.pop("top1"))
-        record["results"][f"{engine}@{version}"] = run
-    return record
+
+
+def run_engine(engine: str, version: str, cache: Path, work: Path, names: list[str]) -> None:
+    """engine_run.py for one engine version over every prepared drafter (its own process)."""
+    subprocess.run(
+        [
+            sys.executable,
+            str(HERE / "engine_run.py"),
+            "--engine",
+            engine,
+            "--version",
+            version,
+            "--cache",
+            str(cache),
+            "--work",
+            str(work),
+            "--steps",
+            str(STEPS),
+            *names,
+        ],
+        check=False,  # a crashed engine process leaves its drafters without a .pt: recorded
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -130,6 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         "--cache", type=Path, default=Path.home() / ".cache/eagle3-inspect/engine_wheels"
     )
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    ap.add_argument("--work", type=Path, help="reuse this scratch dir's producer runs")
     args = ap.parse_args(argv)
     warnings.filterwarnings("ignore")
     torch.manual_seed(0)
@@ -139,27 +176,32 @@ def main(argv: list[str] | None = None) -> int:
         if args.out.exists()
         else {"schema_version": SCHEMA_VERSION, "drafters": {}}
     )
+    work = args.work or scratch_dir("forward")
+    prepared: dict[str, dict[str, Any]] = {}
     for name in args.drafter:
         print(f"== {name}", flush=True)
         try:
-            doc["drafters"][name] = run_one(name, engines, args.cache)
+            prepared[name] = prepare(name, work)
         except Exception as exc:  # a producer forward that fails is recorded, not fatal
             print(f"   producer forward failed: {type(exc).__name__}: {exc}", flush=True)
             traceback.print_exc()
-            doc["drafters"][name] = {
-                "error": error_record("producer forward", exc, name),
-                "results": {},
-            }
-        for key, res in doc["drafters"][name]["results"].items():
-            c = res.get("comparison")
-            print(
-                f"   {key}: {res['verdict']}",
-                "" if c is None else f"top1 {c['top1_agree']}/{c['positions']}",
-                "" if c is None else f"max|dlogit| {c['max_abs_logit_diff']:.3g}",
-                flush=True,
-            )
-        doc["drafters"] = dict(sorted(doc["drafters"].items()))
-        args.out.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
+            doc["drafters"][name] = {"error": error_record("producer forward", exc, name)}
+    for engine, version in engines:
+        run_engine(engine, version, args.cache, work, list(prepared))
+    for name, record in prepared.items():
+        prod = record.pop("_producer")
+        for engine, version in engines:
+            key = f"{engine}@{version}"
+            file = work / name / f"{key}.pt"
+            run = torch.load(file) if file.exists() else {"verdict": "HARNESS-CRASH"}
+            if "logits" in run:
+                run["comparison"] = compare(prod, run.pop("logits"), run.pop("top1"))
+                c = run["comparison"]
+                print(f"   {name} {key}: top1 {c['top1_agree']}/{c['positions']}", flush=True)
+            record["results"][key] = run
+        doc["drafters"][name] = record
+    doc["drafters"] = dict(sorted(doc["drafters"].items()))
+    args.out.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
     return 0
 
 

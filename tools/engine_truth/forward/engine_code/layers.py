@@ -85,7 +85,8 @@ class _Linear(nn.Module):
         """Loads the whole tensor."""
         plain_loader(param, loaded)
 
-    def forward(self, x: torch.Tensor) -> Any:
+    def forward(self, x: torch.Tensor, *a: Any, **k: Any) -> Any:
+        # Extra arguments (skip_all_reduce=, ...) only steer TP communication: none at TP=1.
         out = F.linear(x, self.weight, self.bias)
         return (out, None) if self.return_bias else out
 

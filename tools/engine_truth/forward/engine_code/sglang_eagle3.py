@@ -152,6 +152,8 @@ def share_target(model: Any, embed: torch.Tensor, head: torch.Tensor) -> str:
     the draft set `load_lm_head_from_target`, else `set_embed(target embed)`; both methods are
     the engine's own (llama.py / llama_eagle3.py)."""
     embed_p = torch.nn.Parameter(embed.clone(), requires_grad=False)
+    # set_embed* end in torch.cuda.synchronize(): a no-op on this CPU-only run.
+    torch.cuda.synchronize = lambda *a, **k: None
     if getattr(model, "load_lm_head_from_target", False):
         model.set_embed_and_head(embed_p, torch.nn.Parameter(head.clone(), requires_grad=False))
         return "set_embed_and_head(target embed_tokens, target lm_head)"
