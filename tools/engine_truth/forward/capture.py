@@ -38,16 +38,16 @@ def _causal(rows: int) -> attention.AttentionContext:
 
 
 def vllm_capture(
-    version: str, cache: Path, verifier: VerifierRun, ids: list[int]
-) -> dict[str, Any]:
-    """vLLM: LlamaForCausalLM(vllm_config) + load_weights(verifier tensors) +
-    `SupportsEagle3.set_aux_hidden_state_layers(ids)` + forward; each captured tensor's
-    stream boundary."""
+    version: str, cache: Path, verifier: VerifierRun, variants: list[list[int] | None]
+) -> dict[str, dict[str, Any]]:
+    """vLLM: LlamaForCausalLM(vllm_config) + load_weights(verifier tensors), then per ids
+    variant `SupportsEagle3.set_aux_hidden_state_layers(ids)` + forward; each captured tensor's
+    stream boundary. One model per process: vLLM's custom ops register once."""
     from transformers import AutoConfig
 
     path = wheel_path("vllm", version, cache)
     if path is None:
-        return {"verdict": "NO-WHEEL"}
+        return {str(ids): {"verdict": "NO-WHEEL"} for ids in variants}
     source = WheelSource("vllm", version, path)
     session = vllm_eagle3.session(source)
     session.runtime["get_pp_indices"] = lambda n, *a: (0, n)
@@ -58,33 +58,42 @@ def vllm_capture(
     hf = AutoConfig.from_pretrained(str(verifier.path))
     vcfg = vllm_eagle3.vllm_config(hf, hf.vocab_size)
     vcfg.model_config.hf_config = hf
-    record: dict[str, Any] = {"engine": "vllm", "version": version, "ids": ids}
+    out: dict[str, dict[str, Any]] = {}
     with imports.session(session):
         session.runtime["get_current_vllm_config"] = lambda: vcfg
         layers.reset_log()
-        try:
-            module = imports.import_engine("vllm.model_executor.models.llama")
-            model = module.LlamaForCausalLM(vllm_config=vcfg, prefix="")
-            model.load_weights(iter(list(_verifier_tensors(verifier).items())))
-            model = model.float().eval()
-            if ids is None:  # the runner found no ids in the draft config: the model's default
-                default = getattr(model, "get_eagle3_default_aux_hidden_state_layers", None)
-                default = default or model.get_eagle3_aux_hidden_state_layers
-                record["default_ids"] = list(default())
-            model.set_aux_hidden_state_layers(
-                tuple(ids if ids is not None else record["default_ids"])
-            )
-            attention.CONTEXT.append(_causal(len(verifier.tokens)))
-            try:
-                with torch.no_grad():
-                    out = model(verifier.tokens, torch.arange(len(verifier.tokens)))
-            finally:
-                attention.CONTEXT.pop()
-        except Exception as exc:
-            return record | {
-                "verdict": "ERROR",
-                "why": error_record("capture", exc, f"{VLLM_TARGET} LlamaForCausalLM"),
+        module = imports.import_engine("vllm.model_executor.models.llama")
+        model = module.LlamaForCausalLM(vllm_config=vcfg, prefix="")
+        model.load_weights(iter(list(_verifier_tensors(verifier).items())))
+        model = model.float().eval()
+        for ids in variants:
+            out[str(ids)] = _vllm_one(model, verifier, ids, version) | {
+                "opaque_used": sorted(session.opaque_used)
             }
+    return out
+
+
+def _vllm_one(
+    model: Any, verifier: VerifierRun, ids: list[int] | None, version: str
+) -> dict[str, Any]:
+    record: dict[str, Any] = {"engine": "vllm", "version": version, "ids": ids}
+    try:
+        if ids is None:  # the runner found no ids in the draft config: the model's default
+            default = getattr(model, "get_eagle3_default_aux_hidden_state_layers", None)
+            default = default or model.get_eagle3_aux_hidden_state_layers
+            record["default_ids"] = list(default())
+        model.set_aux_hidden_state_layers(tuple(ids if ids is not None else record["default_ids"]))
+        attention.CONTEXT.append(_causal(len(verifier.tokens)))
+        try:
+            with torch.no_grad():
+                out = model(verifier.tokens, torch.arange(len(verifier.tokens)))
+        finally:
+            attention.CONTEXT.pop()
+    except Exception as exc:
+        return record | {
+            "verdict": "ERROR",
+            "why": error_record("capture", exc, f"{VLLM_TARGET} LlamaForCausalLM"),
+        }
     _, aux = out
     return (
         record
@@ -93,7 +102,6 @@ def vllm_capture(
             "evidence": f"{VLLM_TARGET} LlamaModel.forward + interfaces.py "
             "EagleModelMixin._maybe_add_hidden_state "
             "(set by SupportsEagle3.set_aux_hidden_state_layers)",
-            "opaque_used": sorted(session.opaque_used),
         }
     )
 
@@ -132,6 +140,13 @@ def _verifier_tensors(verifier: VerifierRun) -> dict[str, torch.Tensor]:
 
 
 def sglang_capture(
+    version: str, cache: Path, verifier: VerifierRun, variants: list[list[int] | None]
+) -> dict[str, dict[str, Any]]:
+    """`_sglang_one` per ids variant (SGLang registers no custom ops: a session each)."""
+    return {str(ids): _sglang_one(version, cache, verifier, ids) for ids in variants}
+
+
+def _sglang_one(
     version: str, cache: Path, verifier: VerifierRun, ids: list[int] | None
 ) -> dict[str, Any]:
     """SGLang: LlamaForCausalLM(config) + load_weights(verifier tensors) +

@@ -1,8 +1,9 @@
 """Capture truth (issue 25, item 2): for one engine version, the aux states its own target model
 records for each corpus drafter's ids (as the engine's runner reads them: `aux_layer_ids` of the
 load truth, `engine_truth.json`), matched by value against the verifier's residual stream, and
-compared with the boundaries the drafter's producer trained on (`forward_truth.json`). Merged
-into `capture_truth.json`; one process per engine version (vLLM's custom ops register once).
+compared with the boundaries the drafter's producer trained on by table.py (`forward_truth.json`
+holds those). Merged into `capture_truth.json`; one process per engine version (vLLM's custom
+ops register once).
 
     python run_capture.py --engine vllm --version 0.33.0 [--cache DIR]
 """
@@ -43,20 +44,27 @@ def main(argv: list[str] | None = None) -> int:
     warnings.filterwarnings("ignore")
     key = f"{args.engine}@{args.version}"
     load_truth = json.loads((TRUTH / "engine_truth.json").read_text())["drafters"]
-    forward = json.loads((TRUTH / "forward_truth.json").read_text())["drafters"]
     verifiers = {"llama": run_verifier(REPO / "tests/corpus/verifiers/llama-8l")}
     doc: dict[str, Any] = (
         json.loads(args.out.read_text())
         if args.out.exists()
         else {"schema_version": 1, "captures": {}, "drafters": {}}
     )
-    captures: dict[str, Any] = {}
-    for name, record in sorted(forward.items()):
-        if "producer" not in record:
-            continue
-        arch = record["inputs"]["verifier"].rsplit("/", 1)[-1].split("-")[0]
+    manifest = json.loads((REPO / "tests/corpus/manifest.json").read_text())["drafters"]
+    variants: dict[str, list[int] | None] = {}
+    for entry in manifest:
+        load = load_truth.get(f"corpus/{entry['dir']}", {}).get("results", {}).get(key, {})
+        if load.get("verdict") == "LOADED" and entry["verifier"]["arch"] in verifiers:
+            ids = load.get("aux_layer_ids")
+            variants[str(ids)] = ids
+    found = CAPTURERS[args.engine](
+        args.version, args.cache, verifiers["llama"], list(variants.values())
+    )
+    captures = {f"{key} ids={ids}": cap for ids, cap in found.items()}
+    for entry in manifest:
+        name, arch = entry["dir"], entry["verifier"]["arch"]
         load = load_truth.get(f"corpus/{name}", {}).get("results", {}).get(key, {})
-        row: dict[str, Any] = {"producer_boundaries": record["producer"]["aux_boundaries"]}
+        row: dict[str, Any] = {}
         if load.get("verdict") != "LOADED":
             row["verdict"] = f"not loaded ({load.get('verdict', 'no load truth')})"
         elif arch not in verifiers:
@@ -64,15 +72,10 @@ def main(argv: list[str] | None = None) -> int:
         else:
             ids = load.get("aux_layer_ids")
             ckey = f"{key} ids={ids}"
-            if ckey not in captures:
-                captures[ckey] = CAPTURERS[args.engine](
-                    args.version, args.cache, verifiers[arch], ids
-                )
             cap = captures[ckey]
             row |= {"ids": ids, "capture": ckey, "verdict": cap["verdict"]}
             if cap["verdict"] == "CAPTURED":
                 row["engine_boundaries"] = cap["boundaries"]
-                row["matches_training"] = cap["boundaries"] == row["producer_boundaries"]
         doc["drafters"].setdefault(name, {})[key] = row
         print(f"   {name} {key}: {row}", flush=True)
     for ckey, cap in captures.items():

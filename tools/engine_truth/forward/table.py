@@ -39,7 +39,7 @@ def _load(name: str) -> dict[str, Any]:
     return dict(json.loads((TRUTH / name).read_text()))
 
 
-def _cell(result: dict[str, Any] | None, capture: dict[str, Any] | None) -> str:
+def _cell(result: dict[str, Any] | None, capture: dict[str, Any] | None, trained: list[int]) -> str:
     if result is None:
         return "not run"
     verdict = result["verdict"]
@@ -49,12 +49,9 @@ def _cell(result: dict[str, Any] | None, capture: dict[str, Any] | None) -> str:
     text = f"{c['top1_agree']}/{c['positions']} (max {c['max_abs_logit_diff']:.1e})"
     if capture is None or "engine_boundaries" not in capture:
         return text + "; aux: capture not run"
-    if capture["matches_training"]:
+    if capture["engine_boundaries"] == trained:
         return text + "; aux as trained"
-    return (
-        text + f"; **aux off: fed {capture['engine_boundaries']}, "
-        f"trained {capture['producer_boundaries']}**"
-    )
+    return text + f"; **aux off: fed {capture['engine_boundaries']}, trained {trained}**"
 
 
 def matrix(forward: dict[str, Any], capture: dict[str, Any]) -> str:
@@ -74,7 +71,8 @@ def matrix(forward: dict[str, Any], capture: dict[str, Any]) -> str:
         prod = record["producer"]
         head = f"{prod['producer']} {prod['version']}, aux stream {prod['aux_boundaries']}"
         caps = capture["drafters"].get(name, {})
-        cells = [_cell(record["results"].get(k), caps.get(k)) for k in keys]
+        trained = prod["aux_boundaries"]
+        cells = [_cell(record["results"].get(k), caps.get(k), trained) for k in keys]
         lines.append(f"| {name} | {head} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -83,13 +81,16 @@ def rules_data(forward: dict[str, Any], capture: dict[str, Any]) -> dict[str, An
     """engine@version -> format -> {"ids" | "default": verdict, evidence}."""
     seen: dict[str, dict[str, dict[str, list[tuple[str, bool]]]]] = {}
     for name, rows in capture["drafters"].items():
+        if "producer" not in forward["drafters"].get(name, {}):
+            continue
+        trained = forward["drafters"][name]["producer"]["aux_boundaries"]
         fmt = config_format(name)
         for key, row in rows.items():
-            if "matches_training" not in row:
+            if "engine_boundaries" not in row:
                 continue
             kind = "default" if row["ids"] is None else "ids"
             seen.setdefault(key, {}).setdefault(fmt, {}).setdefault(kind, []).append(
-                (name, bool(row["matches_training"]))
+                (name, row["engine_boundaries"] == trained)
             )
     out: dict[str, Any] = {}
     for key, formats in sorted(seen.items()):
