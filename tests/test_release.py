@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
+import platform
 import re
 import sys
 from pathlib import Path
@@ -49,13 +50,14 @@ def test_every_reader_of_the_version_agrees_with_cargo():
     assert _native.VERSION == WORKSPACE_VERSION
     assert eagle3_inspect.__version__ == WORKSPACE_VERSION
     assert importlib.metadata.version("eagle3-inspect") == WORKSPACE_VERSION
-    assert PRODUCER == f"eagle3-inspect {WORKSPACE_VERSION}"
+    assert f"eagle3-inspect {WORKSPACE_VERSION}" == PRODUCER
 
 
 def test_version_flag_names_the_package_and_the_newest_profiled_engines(run_cli):
     code, out, _ = run_cli("--version")
-    first, second = out.splitlines()
+    first, second, third = out.splitlines()
     assert code == 0 and first == PRODUCER
+    assert third == f"vector kernels on this CPU: {_native.kernel_level()}"
     assert second.startswith("engine profiles (newest version read): ")
     for engine in engines():
         (newest,) = resolve_engines(engine)  # no version: the newest profile, its newest label
@@ -90,7 +92,7 @@ def test_every_json_document_names_its_producer(run_cli, tmp_path):
 
 def test_the_html_footer_names_the_version():
     page = document("t", Markup("<p>body</p>"))
-    assert f"<footer class=\"note\">Written by {PRODUCER}.</footer>" in page
+    assert f'<footer class="note">Written by {PRODUCER}.</footer>' in page
     assert f'<meta name="generator" content="{PRODUCER}">' in page
 
 
@@ -114,3 +116,35 @@ def test_the_loaded_extension_is_the_abi3_build():
         f"loaded {_native.__file__}: a build for one Python version shadows the abi3 one "
         "(a stale file from before the abi3 switch? delete it and rebuild)"
     )
+
+
+def test_the_all_extra_covers_every_optional_feature():
+    extras = toml("pyproject.toml")["project"]["optional-dependencies"]
+    (spec,) = extras["all"]
+    named = re.fullmatch(r"eagle3-inspect\[([a-z,]+)\]", spec)
+    assert named is not None and set(named.group(1).split(",")) == set(extras) - {"all", "dev"}
+
+
+def cpu_flags() -> set[str] | None:
+    """The CPU's feature flags as Linux reports them (x86_64 only), else None."""
+    cpuinfo = Path("/proc/cpuinfo")
+    if sys.platform != "linux" or not cpuinfo.is_file():
+        return None
+    for line in cpuinfo.read_text().splitlines():
+        if line.startswith("flags"):
+            return set(line.split(":", 1)[1].split())
+    return None
+
+
+def test_the_kernel_level_is_what_the_cpu_reports():
+    """Run-time dispatch: the level follows the CPU (the kernel's view of it), not the build."""
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        assert _native.kernel_level() == "portable"  # the vector kernels are x86_64 only
+        return
+    flags = cpu_flags()
+    if flags is None:  # macOS, Windows: no /proc/cpuinfo to hold it to
+        assert _native.kernel_level() in ("avx512", "avx2", "portable")
+        return
+    avx512 = {"avx512f", "avx512bw", "avx512vl", "avx2", "fma", "f16c"} <= flags
+    expected = "avx512" if avx512 else "avx2" if "avx2" in flags else "portable"
+    assert _native.kernel_level() == expected

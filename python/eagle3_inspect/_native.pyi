@@ -9,6 +9,9 @@ from typing import Any
 
 VERSION: str
 
+def kernel_level() -> str:
+    """The widest vector kernels this CPU runs: "avx512", "avx2" or "portable" (run-time check)."""
+
 ProgressCallback = Callable[[int, int], Any]
 
 class InspectError(Exception): ...

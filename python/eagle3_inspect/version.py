@@ -5,7 +5,8 @@ extension is compiled with it (`_native.VERSION`), maturin writes it into the wh
 and from here it reaches `__version__`, `--version`, the JSON documents' `producer` field and the
 HTML report's footer. The engine versions are the newest `checked_versions` of the shipped
 profiles (`rules/en/profiles/*.toml`), read from their top-level keys alone so `--version` stays
-fast (no rule module, no validation; a test holds them to the full profile loader)."""
+fast (no rule module, no validation; a test holds them to the full profile loader). The kernel
+level is the run-time CPU check the statistics and diff passes dispatch on."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import re
 import sys
 from pathlib import Path
 
-from eagle3_inspect._native import VERSION
+from eagle3_inspect._native import VERSION, kernel_level
 
 __version__: str = VERSION
 # The `producer` field of every JSON document and the HTML footer.
@@ -64,9 +65,13 @@ def engine_versions() -> dict[str, tuple[str, bool]]:
 
 
 def version_text() -> str:
-    """What `eagle3-inspect --version` prints: the package, then the engine versions profiled."""
+    """What `eagle3-inspect --version` prints: the package, the engine versions profiled and the
+    vector kernels this CPU runs."""
     engines = ", ".join(
         f"{engine} {label}" + ("" if verified else " (unverified)")
         for engine, (label, verified) in engine_versions().items()
     )
-    return f"{PRODUCER}\nengine profiles (newest version read): {engines}"
+    return (
+        f"{PRODUCER}\nengine profiles (newest version read): {engines}\n"
+        f"vector kernels on this CPU: {kernel_level()}"
+    )

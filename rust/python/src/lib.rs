@@ -19,6 +19,7 @@ mod buffer;
 mod checkpoint;
 mod codes;
 mod convert;
+mod cpu;
 mod diff;
 mod errors;
 mod floor;
@@ -46,6 +47,8 @@ mod _native {
     use crate::checkpoint::NativeCheckpoint;
     #[pymodule_export]
     use crate::codes::emitted_codes;
+    #[pymodule_export]
+    use crate::cpu::kernel_level;
     #[pymodule_export]
     use crate::diff::{content_hashes, diff_pairs};
     #[pymodule_export]
