@@ -83,6 +83,8 @@ def check(wheel: Path, python: str, work: Path, tests: list[str], extras: str) -
     py = str(venv_bin(venv) / "python")
     run([py, "-m", "pip", "install", "-q", f"{wheel}[{extras}]", *TEST_DEPS])
     env = without_rust(dict(os.environ))
+    removed = set(os.environ.get("PATH", "").split(os.pathsep)) - set(env["PATH"].split(os.pathsep))
+    print(f"left out of PATH (they hold {' or '.join(TOOLS)}): {sorted(removed)}", flush=True)
     env["PATH"] = os.pathsep.join([str(venv_bin(venv)), env["PATH"]])
     env.pop("PYTHONPATH", None)
     found = [tool for tool in TOOLS if shutil.which(tool, path=env["PATH"])]
