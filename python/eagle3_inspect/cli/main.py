@@ -95,8 +95,8 @@ class OneLineUsageErrors(click.Group):
 
 
 def show_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
-    """`--version`: the package version, then the newest engine version each profile was read
-    from (eager: no command runs)."""
+    """`--version`: the package version, the newest engine version each engine's profiles were
+    read from, and the vector kernels this CPU runs (eager: no command runs)."""
     if value and not ctx.resilient_parsing:
         from eagle3_inspect.version import version_text
 
@@ -111,7 +111,7 @@ def show_version(ctx: click.Context, _param: click.Parameter, value: bool) -> No
     expose_value=False,
     is_eager=True,
     callback=show_version,
-    help="Show the version and the newest engine version profiled, and exit.",
+    help="Show the version, the newest engine versions profiled and this CPU's kernels; exit.",
 )
 def main() -> None:
     """Inspect, validate and diff safetensors checkpoints, with EAGLE-3 drafter rules."""
