@@ -9,6 +9,9 @@ from typing import Any
 
 VERSION: str
 
+def kernel_level() -> str:
+    """The widest vector kernels this CPU runs: "avx512", "avx2" or "portable" (run-time check)."""
+
 ProgressCallback = Callable[[int, int], Any]
 
 class InspectError(Exception): ...
@@ -19,10 +22,13 @@ class TensorNotFoundError(InspectError, KeyError): ...
 class InvalidArgumentError(InspectError, ValueError): ...
 
 class TensorBuffer:
-    """Read-only buffer (format "B") over one tensor's bytes in the memory map."""
+    """One tensor's bytes in the memory map, as numpy's array interface: `np.asarray(buffer)`
+    is a read-only uint8 view (no copy) that keeps the map alive. No buffer protocol: the
+    extension is built for the Python 3.10 limited API (abi3), which lacks it."""
 
     def __len__(self) -> int: ...
-    def __buffer__(self, flags: int, /) -> memoryview: ...
+    @property
+    def __array_interface__(self) -> dict[str, Any]: ...
 
 class NativeCheckpoint:
     """An opened checkpoint (headers only; the GIL is released while opening)."""

@@ -13,7 +13,6 @@ from typing import Any
 
 import click
 
-from eagle3_inspect import __version__
 from eagle3_inspect.cli.audit import is_audit, run_audit
 from eagle3_inspect.cli.emit import emit_report, emit_rules
 from eagle3_inspect.cli.formats import FormatError, format_options, html_renderer, resolve_format
@@ -95,8 +94,25 @@ class OneLineUsageErrors(click.Group):
         sys.exit(code if isinstance(code, int) else EXIT_CLEAN)
 
 
+def show_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """`--version`: the package version, the newest engine version each engine's profiles were
+    read from, and the vector kernels this CPU runs (eager: no command runs)."""
+    if value and not ctx.resilient_parsing:
+        from eagle3_inspect.version import version_text
+
+        click.echo(version_text())
+        ctx.exit()
+
+
 @click.group(cls=OneLineUsageErrors, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="eagle3-inspect")
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=show_version,
+    help="Show the version, the newest engine versions profiled and this CPU's kernels; exit.",
+)
 def main() -> None:
     """Inspect, validate and diff safetensors checkpoints, with EAGLE-3 drafter rules."""
 

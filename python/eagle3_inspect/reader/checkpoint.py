@@ -167,7 +167,11 @@ class Checkpoint:
     def raw_bytes(self, name: str) -> memoryview:
         """The tensor's bytes as a read-only memoryview of the map (no copy); for a checkpoint
         opened with `from_source`, of the bytes read once for this call."""
-        return memoryview(self._native.buffer(name))
+        import numpy as np
+
+        # The native buffer speaks numpy's array interface (the 3.10 limited API has no buffer
+        # protocol); the uint8 array is the memoryview's exporter and keeps the map alive.
+        return memoryview(np.asarray(self._native.buffer(name)))
 
     def tensor(self, name: str) -> np.ndarray:
         """The tensor as a numpy array: a zero-copy read-only view of the map where numpy has the
@@ -186,10 +190,12 @@ class Checkpoint:
         assert info is not None
         dtype = numpy_dtype(info.dtype)
         try:
+            # A read-only uint8 view of the bytes (numpy's array interface, no copy), its base
+            # the native buffer, which keeps the map alive.
+            raw = np.asarray(buffer)
             if info.dtype in PACKED:
-                raw = np.frombuffer(buffer, dtype=np.uint8)
                 return unpack_codes(info.dtype, raw, info.numel).view(dtype).reshape(info.shape)
-            return np.frombuffer(buffer, dtype=dtype).reshape(info.shape)
+            return raw.view(dtype).reshape(info.shape)
         except ValueError as exc:
             # Legal in the format, beyond numpy: a dimension over 2**63-1 or more than 64 of them.
             raise TensorUnreadableError(
