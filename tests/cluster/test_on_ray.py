@@ -338,6 +338,7 @@ def _sleep(seconds: float) -> dict:
     return {"bytes": 0, "seconds": seconds}
 
 
+@pytest.mark.usefixtures("sigint_handler")
 def test_ctrl_c_cancels_the_outstanding_tasks(sim_cluster):
     import ray
 
