@@ -1,9 +1,10 @@
 //! Which files to open: every `.safetensors` file of the set, or the shards the index names
 //! (sorting out the missing ones, the ones that lead outside the checkpoint, and the strays).
 
-use super::contain::{escape_finding, is_plain_relative, resolves_inside};
+use super::contain::{escape_finding, is_plain_relative};
 use super::index::{self, Index};
-use super::FileSet;
+use super::{too_many_shards, FileSet, MAX_SHARDS};
+use crate::error::Result;
 use crate::finding::Finding;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -24,32 +25,35 @@ pub(super) struct Plan {
 }
 
 /// Plans the files to open; `exists` says whether a path names a file of the checkpoint. O(n log n)
-/// in the number of index entries and files.
+/// in the number of index entries and files. An index naming more than [`MAX_SHARDS`] shards is
+/// refused before any of them is looked at.
 pub(super) fn plan_files(
     file_set: &FileSet,
     index: Option<&Index>,
     exists: &dyn Fn(&Path) -> bool,
-) -> Plan {
+) -> Result<Plan> {
     let Some(index) = index else {
         let mut plan = Plan::default();
         for path in &file_set.files {
-            if file_set.links_must_stay_inside && !resolves_inside(path, &file_set.boundary) {
+            if !file_set.admits(path) {
                 let shown = path.file_name().unwrap_or_default().to_string_lossy();
-                plan.findings
-                    .push(escape_finding(path, "the snapshot link", &shown));
+                plan.findings.push(escape_finding(path, "the link", &shown));
             } else {
                 plan.open.push(path.clone());
             }
         }
-        return plan;
+        return Ok(plan);
     };
+    let names = index::named_shards(index);
+    if names.len() > MAX_SHARDS {
+        return Err(too_many_shards(&index.path, "names", names.len()));
+    }
     let base = index.path.parent().unwrap_or(&file_set.root);
     let mut plan = Plan::default();
     let mut named = BTreeSet::new();
-    for name in index::named_shards(index) {
+    for name in names {
         let path = base.join(name);
-        let inside = is_plain_relative(name)
-            && (!file_set.links_must_stay_inside || resolves_inside(&path, &file_set.boundary));
+        let inside = is_plain_relative(name) && file_set.admits(&path);
         if !inside {
             plan.findings.push(escape_finding(
                 &index.path,
@@ -70,5 +74,5 @@ pub(super) fn plan_files(
         .filter(|p| !named.contains(*p))
         .cloned()
         .collect();
-    plan
+    Ok(plan)
 }
