@@ -26,6 +26,8 @@ LAYERS = {
     "jsontext": 1,
     "html": 1,
     "registry": 1,
+    "echo": 1,
+    "writing": 1,
     "reader": 2,
     "cluster": 2,
     "synthetic": 2,
