@@ -103,7 +103,7 @@ def test_a_hostile_model_info_answer_is_one_line_naming_the_url(hub, run_cli, ca
 def test_a_hub_repo_of_too_many_shards_is_refused_before_any_shard_request(hub):
     siblings = [{"rfilename": f"m-{i:05d}.safetensors", "size": 8} for i in range(20_000)]
     hub.inject("/api/models/", "answer", data=_info(siblings=siblings))
-    with pytest.raises(RemoteSourceError, match="20000 .safetensors files, more than the 16384"):
+    with pytest.raises(RemoteSourceError, match=r"20000 \.safetensors files, more than the 16384"):
         resolve("hf://demo/drafter")
     assert len(hub.requests()) == 1  # the model-info answer only
 
