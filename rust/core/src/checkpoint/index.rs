@@ -81,17 +81,19 @@ pub(super) fn reconcile(index: &Index, shards: &[Shard], plan: &Plan, out: &mut 
                 *count += 1;
             }
         }
+        let mut capped = Capped::new(out);
         for name in &plan.missing {
             let count = per_shard[name.as_str()];
-            out.push(
+            capped.push("IX001", &index.path, || {
                 Finding::new(
                     "IX001",
                     Severity::Error,
                     format!("shard {name:?} named by the index ({count} tensors) does not exist"),
                 )
-                .file(index.path.clone()),
-            );
+                .file(index.path.clone())
+            });
         }
+        capped.finish();
     }
     let names: Vec<String> = shards.iter().map(|s| file_name(&s.path)).collect();
     let skipped: HashSet<&str> = plan

@@ -1,6 +1,7 @@
 //! Which files to open: every `.safetensors` file of the set, or the shards the index names
 //! (sorting out the missing ones, the ones that lead outside the checkpoint, and the strays).
 
+use super::capped::Capped;
 use super::contain::{escape_finding, is_plain_relative};
 use super::index::{self, Index};
 use super::{too_many_shards, FileSet, MAX_SHARDS};
@@ -51,15 +52,14 @@ pub(super) fn plan_files(
     let base = index.path.parent().unwrap_or(&file_set.root);
     let mut plan = Plan::default();
     let mut named = BTreeSet::new();
+    let mut escapes = Capped::new(&mut plan.findings);
     for name in names {
         let path = base.join(name);
         let inside = is_plain_relative(name) && file_set.admits(&path);
         if !inside {
-            plan.findings.push(escape_finding(
-                &index.path,
-                "weight_map names the shard",
-                name,
-            ));
+            escapes.push("IX010", &index.path, || {
+                escape_finding(&index.path, "weight_map names the shard", name)
+            });
             plan.escaped.insert(name.to_owned());
         } else if exists(&path) {
             named.insert(path.clone());
@@ -68,6 +68,7 @@ pub(super) fn plan_files(
             plan.missing.insert(name.to_owned());
         }
     }
+    escapes.finish();
     plan.stray = file_set
         .files
         .iter()
