@@ -77,3 +77,19 @@ def test_a_deeply_nested_index_is_ix007(demo, tmp_path: Path) -> None:
     _no_traceback(run)
     ix007 = [f for f in json.loads(run.stdout)["findings"] if f["code"] == "IX007"]
     assert len(ix007) == 1 and "127" in ix007[0]["message"]
+
+
+@pytest.mark.parametrize("value", [1e308, "256", {"x": 1}, -1, 2**70], ids=repr)
+def test_a_vocab_size_that_is_no_count_is_no_traceback(demo, tmp_path: Path, value) -> None:
+    """Found by the config fuzzer: validate passed such a vocab_size to the native d2t analysis
+    (a TypeError or OverflowError on main)."""
+    drafter = tmp_path / "drafter"
+    drafter.mkdir()
+    for file in demo.correct.iterdir():
+        (drafter / file.name).write_bytes(file.read_bytes())
+    config = json.loads((drafter / "config.json").read_text())
+    config["vocab_size"] = value
+    (drafter / "config.json").write_text(json.dumps(config))
+    run = _cli("validate", drafter, "--format", "concise")
+    _no_traceback(run)
+    assert run.returncode in (0, 1), run.stderr
