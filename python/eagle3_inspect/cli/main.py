@@ -257,6 +257,12 @@ def validate(
     type=click.Path(path_type=str),
     help="Target model directory, config.json or index (aux ids, capture, cross-checks).",
 )
+@click.option(
+    "--verifier",
+    metavar="NAME_OR_PATH",
+    help="The verifier speculators loads (speculators_config.verifier.name_or_path): a Hub id "
+    "or a directory with its config.json and weights (default: --target).",
+)
 @click.option("--dry-run", is_flag=True, help="Print the plan; write nothing.")
 @click.option("--force", is_flag=True, help="Replace an existing DST.")
 @click.option("--drop-unused", is_flag=True, help="Leave out tensors the engine would ignore.")
@@ -268,6 +274,7 @@ def fix(
     engine: str,
     out: str,
     target: str | None,
+    verifier: str | None,
     dry_run: bool,
     force: bool,
     drop_unused: bool,
@@ -294,6 +301,7 @@ def fix(
         force=force,
         drop_unused=drop_unused,
         threads=threads,
+        verifier=verifier,
     )
     emit_fix(report, fmt)
     if report.refusal:
