@@ -18,21 +18,13 @@ import numpy as np
 
 from eagle3_inspect.commands.fix.destination import TMP_TAG, discard
 from eagle3_inspect.commands.fix.plan import Plan
-from eagle3_inspect.commands.fix.side_files import Step, copy_planned, plan_copy
+from eagle3_inspect.commands.fix.side_files import Step, copy_planned, fsync_file, plan_copy
 from eagle3_inspect.reader.checkpoint import Checkpoint
 from eagle3_inspect.reader.untrusted import parse_object, read_regular
 from eagle3_inspect.reader.writer import owned_tensor, sync_dir, write_safetensors
 
 INDEX = "model.safetensors.index.json"
 INDEX_CAP = 64 << 20  # the reader's cap on an index
-
-
-def _fsync_file(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _shards(src: Checkpoint, plan: Plan) -> dict[str, list[tuple[str, str, str]]]:
@@ -74,7 +66,7 @@ def _write_shards(src: Checkpoint, plan: Plan, tmp: Path) -> dict[str, str]:
 
 def _write_json(path: Path, data: Any) -> None:
     path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    _fsync_file(path)
+    fsync_file(path)
 
 
 def _write_index(src: Checkpoint, tmp: Path, weight_map: dict[str, str]) -> None:
@@ -124,7 +116,7 @@ def stage(src: Checkpoint, plan: Plan, dst: Path) -> tuple[Path, list[str]]:
                 _write_json(tmp / "config.json", plan.config)
             else:
                 shutil.copy2(src.config_path, tmp / "config.json")
-                _fsync_file(tmp / "config.json")
+                fsync_file(tmp / "config.json")
         side = _copy_side_files(src, tmp, set(weight_map.values()))
         sync_dir(tmp)
     except BaseException:

@@ -83,7 +83,8 @@ def plan_copy(root: str, names: list[str], boundary: str) -> list[Step]:
     return steps
 
 
-def _fsync_file(path: str) -> None:
+def fsync_file(path: str | os.PathLike[str]) -> None:
+    """Flushes the file at `path` to disk."""
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
@@ -104,6 +105,6 @@ def copy_planned(steps: list[Step], dest: Path) -> None:
             os.symlink(step.target, out)
         else:
             shutil.copy2(step.source, out)
-            _fsync_file(out)
+            fsync_file(out)
     for directory in reversed(made_dirs):
         sync_dir(Path(directory))

@@ -95,6 +95,30 @@ pub fn parse_index(path: &Path, text: &str, findings: &mut Vec<Finding>) -> Opti
     })
 }
 
+/// A visitor's answer to a scalar where an object was wanted: `$value` (nothing there).
+macro_rules! skip_scalars {
+    ($value:expr) => {
+        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+    };
+}
+
 /// The top-level value: an object is read for `weight_map` and `metadata`; anything else is
 /// skipped (and has no weight map).
 struct TopLevel<'a>(&'a mut HashSet<Arc<str>>);
@@ -128,24 +152,7 @@ impl<'de> Visitor<'de> for TopLevel<'_> {
         while seq.next_element::<IgnoredAny>()?.is_some() {}
         Ok(Doc::default())
     }
-    fn visit_str<E>(self, _: &str) -> Result<Doc, E> {
-        Ok(Doc::default())
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<Doc, E> {
-        Ok(Doc::default())
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<Doc, E> {
-        Ok(Doc::default())
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<Doc, E> {
-        Ok(Doc::default())
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<Doc, E> {
-        Ok(Doc::default())
-    }
-    fn visit_unit<E>(self) -> Result<Doc, E> {
-        Ok(Doc::default())
-    }
+    skip_scalars!(Doc::default());
 }
 
 /// `weight_map`: its entries when it is an object, else None (skipped).
@@ -175,24 +182,7 @@ impl<'de> Visitor<'de> for WeightMap<'_> {
         while seq.next_element::<IgnoredAny>()?.is_some() {}
         Ok(None)
     }
-    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok(None)
-    }
+    skip_scalars!(None);
 }
 
 /// One `weight_map` value: a string is a shard name, stored once however many entries repeat
