@@ -8,8 +8,8 @@ Each judge holds the code to an independent oracle, Python's `json` with the doc
   than the echo cap;
 - resume: `ResumeFile` accepts a file exactly when every line is a record of this tool or the
   start of one, no complete record has a path that is not a string, and no line is too long;
-  then `done` is exactly the paths of the complete records (summaries aside); a refusal is one
-  line naming the file;
+  then `done` is exactly the paths of the complete records (UTF-8 JSON objects; summaries
+  aside); a refusal is one line naming the file;
 - modelinfo: `resolve` returns a listing or raises one RemoteSourceError of one line naming a
   URL; when the answer is well typed (40-hex sha, a list of objects with string names and sizes
   in 0..2**64-1) the error, if any, is not about the model info.
@@ -220,11 +220,10 @@ def _expected_resume(blob: bytes) -> set[str] | None:
             continue
         if len(line) > (1 << 30) or not (line.startswith(prefix) or prefix.startswith(line)):
             return None
-        text = line.decode("utf-8", "surrogateescape")
         try:
-            record = json.loads(text)
+            record = json.loads(line.decode("utf-8"))
         except (ValueError, RecursionError):
-            continue  # torn
+            continue  # torn (a record of this tool is ASCII; other bytes mean it is not whole)
         if not isinstance(record, dict) or _depth(record) > NESTING:
             continue
         path = record.get("path")

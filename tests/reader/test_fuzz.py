@@ -37,24 +37,28 @@ def test_corpus_holds_the_issue_cases_with_the_right_verdicts(tmp_path) -> None:
 
 
 def test_corpus_holds_the_document_cases_of_issue_22(tmp_path) -> None:
+    """Each seed's verdict: accepted or not, and the outcome that says so (IX009 for a config,
+    the refusal of a --resume file, a one-line error for a model-info answer); the other codes
+    of a config are validate's, whatever the rules of the day say."""
     expected = {
-        "config-seed-nesting-200.json": (False, ("IX009",)),
-        "config-seed-nesting-127-loads.json": (True, ("E3017", "EN004")),
-        "config-seed-not-an-object.json": (False, ("IX009",)),
-        "config-seed-vocab-1e308.json": (True, ()),  # a TypeError in validate on main
-        "resume-seed-torn-multibyte.jsonl": (True, ()),
-        "resume-seed-path-list.jsonl": (False, ("refused",)),
-        "resume-seed-binary.jsonl": (False, ("refused",)),
-        "modelinfo-seed-sha-number.json": (False, ("remote-error",)),
-        "modelinfo-seed-size-nan.json": (False, ("remote-error",)),
-        "modelinfo-seed-size-string.json": (False, ("remote-error",)),
-        "modelinfo-seed-nesting-200.json": (False, ("remote-error",)),
+        "config-seed-nesting-200.json": (False, "IX009"),
+        "config-seed-nesting-127-loads.json": (True, None),
+        "config-seed-not-an-object.json": (False, "IX009"),
+        "config-seed-vocab-1e308.json": (True, None),  # a TypeError in validate on main
+        "resume-seed-torn-multibyte.jsonl": (True, None),
+        "resume-seed-path-list.jsonl": (False, "refused"),
+        "resume-seed-binary.jsonl": (False, "refused"),
+        "modelinfo-seed-sha-number.json": (False, "remote-error"),
+        "modelinfo-seed-size-nan.json": (False, "remote-error"),
+        "modelinfo-seed-size-string.json": (False, "remote-error"),
+        "modelinfo-seed-nesting-200.json": (False, "remote-error"),
     }
     try:
-        for name, (accepts, codes) in expected.items():
+        for name, (accepts, outcome) in expected.items():
             blob = (campaign.CORPUS / name).read_bytes()
-            verdict = campaign.judge(campaign.kind_of(name), blob, tmp_path)
-            assert verdict == (oracle.OK, accepts, codes), name
+            category, accepted, codes = campaign.judge(campaign.kind_of(name), blob, tmp_path)
+            assert (category, accepted) == (oracle.OK, accepts), name
+            assert (outcome in codes) if outcome else ("IX009" not in codes), (name, codes)
     finally:
         documents.cleanup()
 

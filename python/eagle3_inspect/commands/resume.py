@@ -82,7 +82,7 @@ class ResumeFile:
                 "record; refusing to append to a file of another format"
             )
         if not is_complete_json(line):
-            return  # torn by an interrupted run: that checkpoint is scanned again
+            return  # torn by an interrupted run (or not UTF-8): that checkpoint is scanned again
         schema, path = _schema_and_path(line, f"--resume {self.path} line {number}")
         if schema != SUMMARY_SCHEMA and path is not None:
             self.done.add(path)

@@ -78,8 +78,8 @@ def read_regular(path: str | os.PathLike[str], cap: int) -> bytes:
 
 
 def is_complete_json(data: bytes) -> bool:
-    """True when `data` is exactly one JSON value nesting at most MAX_DEPTH levels (validated
-    natively, nothing built: a line of hundreds of MB costs no objects)."""
+    """True when `data` is UTF-8 and exactly one JSON value nesting at most MAX_DEPTH levels
+    (validated natively, nothing built: a line of hundreds of MB costs no objects)."""
     return _native.json_complete(data)
 
 

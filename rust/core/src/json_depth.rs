@@ -38,10 +38,12 @@ pub fn nesting_depth(text: &[u8]) -> usize {
     deepest
 }
 
-/// True when `text` is exactly one JSON value (whitespace around it allowed) nesting at most
-/// [`MAX_JSON_DEPTH`] levels: validated in one pass, nothing built.
+/// True when `text` is UTF-8 and exactly one JSON value (whitespace around it allowed) nesting
+/// at most [`MAX_JSON_DEPTH`] levels: validated in one pass, nothing built. (serde_json does not
+/// check the UTF-8 of strings it ignores, hence the check of the whole text first.)
 pub fn is_complete_json(text: &[u8]) -> bool {
-    nesting_depth(text) <= MAX_JSON_DEPTH
+    std::str::from_utf8(text).is_ok()
+        && nesting_depth(text) <= MAX_JSON_DEPTH
         && serde_json::from_slice::<serde::de::IgnoredAny>(text).is_ok()
 }
 

@@ -56,6 +56,7 @@ class Watchdog:
         finally:
             with self._wake:
                 watch.done = True
+                watch.conn = None  # its heap entries linger until their deadline: keep them small
 
     def extend(self, watch: Watch, seconds: float) -> None:
         """Gives the exchange `seconds` more from now (the body, once the headers are in)."""
