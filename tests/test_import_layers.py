@@ -27,6 +27,8 @@ LAYERS = {
     "html": 1,
     "registry": 1,
     "version": 1,
+    "echo": 1,
+    "writing": 1,
     "reader": 2,
     "cluster": 2,
     "synthetic": 2,

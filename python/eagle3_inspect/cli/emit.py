@@ -78,8 +78,10 @@ def emit_report(kind: str, report: Any, fmt: str, html_file: str | None = None) 
     """Prints `report` (a scan, validate or diff report) as `fmt`; with `html_file`, also writes
     the HTML report there."""
     if html_file is not None:
-        with open(html_file, "w", encoding="utf-8") as out:
-            out.write(html_renderer()(report))
+        from eagle3_inspect.writing import check_html_target, write_replacing
+
+        check_html_target(html_file)  # again: the work took a while
+        write_replacing(html_file, html_renderer()(report))
     if fmt == "json":
         # scan and validate hand the writer record iterators: no million row dicts held at once.
         emit_json(report.to_dict(stream=True) if kind in ("scan", "validate") else report.to_dict())

@@ -29,8 +29,10 @@ THREADS = click.IntRange(min=1, max=MAX_THREADS)
 
 
 def fail(message: str) -> None:
-    """One line on stderr, exit 2, no traceback."""
-    click.echo(f"eagle3-inspect: error: {message}", err=True)
+    """One line on stderr (clipped: an error may quote untrusted input), exit 2, no traceback."""
+    from eagle3_inspect.echo import clip
+
+    click.echo(f"eagle3-inspect: error: {clip(message)}", err=True)
     sys.exit(EXIT_CANNOT_RUN)
 
 
@@ -56,10 +58,15 @@ def guarded(command: Callable[..., int]) -> Callable[..., None]:
 
 
 def choose_format(output_format: str | None, as_json: bool, html_file: str | None) -> str:
-    """The format to print; checks up front that HTML can be made, before any work is done."""
+    """The format to print; checks up front that HTML can be made and that `--html FILE` may be
+    written (absent, or an HTML report), before any work is done."""
     fmt = resolve_format(output_format, as_json)
     if fmt == "html" or html_file is not None:
         html_renderer()
+    if html_file is not None:
+        from eagle3_inspect.writing import check_html_target
+
+        check_html_target(html_file)
     return fmt
 
 

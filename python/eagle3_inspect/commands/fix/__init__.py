@@ -16,7 +16,7 @@ from eagle3_inspect.commands.fix.destination import (
     discard,
     remove_stale,
 )
-from eagle3_inspect.commands.fix.output import stage
+from eagle3_inspect.commands.fix.output import side_file_steps, stage
 from eagle3_inspect.commands.fix.plan import Plan, Verifier, make_plan
 from eagle3_inspect.commands.fix.report import SCHEMA, FixReport
 from eagle3_inspect.commands.fix.verify import verify
@@ -74,6 +74,7 @@ def fix(
         target=None if target is None else os.fspath(target),
     )
     check_destination(ckpt, dst, force)
+    side_file_steps(ckpt)  # a link leaving SRC is refused before any work, dry run or not
     try:
         chosen = Verifier(verifier, True) if verifier else Verifier(verifier_name(target))
         plan = make_plan(profile, ckpt, target_info, drop_unused, chosen)
