@@ -8,19 +8,20 @@
 //! so a chunk's partial depends only on its bytes.
 
 use super::partial::{IntAcc, Partial};
+use super::xxh3::Leaf;
 use super::{finite_block, histogram, shifted};
 use crate::elements::{decode_into, le, unit_bytes, unit_elems, values_in};
 use crate::Dtype;
-use xxhash_rust::xxh3::Xxh3;
 
 /// Elements per block: 32 KiB of `f64` scratch, which stays in L1/L2 for both kernel passes.
 pub(crate) const BLOCK_ELEMS: usize = 4096;
 
-/// The partial of one chunk, feeding its bytes to `hasher` block by block on the way.
+/// The partial of one chunk, feeding its bytes to `hasher` (the leaf digest of `bytes`) block by
+/// block on the way, each right after the kernel read it.
 pub(crate) fn chunk_partial(
     dtype: Dtype,
     bytes: &[u8],
-    mut hasher: Option<&mut Xxh3>,
+    mut hasher: Option<&mut Leaf<'_>>,
     buf: &mut Vec<f64>,
 ) -> Partial {
     if histogram::applies(dtype) {
@@ -39,13 +40,12 @@ pub(crate) fn chunk_partial(
         }
     }
     let mut blocks = bytes.chunks(block_bytes).peekable();
+    let mut end = 0;
     while let Some(block) = blocks.next() {
+        end += block.len();
         // The fast kernel prefetches inside its loop.
         if let (false, Some(next)) = (fast, blocks.peek()) {
             prefetch(next);
-        }
-        if let Some(h) = hasher.as_deref_mut() {
-            h.update(block);
         }
         let quick = if fast {
             shifted::block(dtype, block, block.len() / unit, shift)
@@ -63,6 +63,9 @@ pub(crate) fn chunk_partial(
                 });
             }
             None => partial.merge(&block_partial(dtype, block, buf)),
+        }
+        if let Some(h) = hasher.as_deref_mut() {
+            h.advance_to(end);
         }
     }
     partial

@@ -9,9 +9,9 @@
 
 use super::moments::Moments;
 use super::partial::{IntAcc, Partial};
+use super::xxh3::Leaf;
 use crate::elements::{byte_table, minifloat::E2M1FN_TABLE};
 use crate::Dtype;
-use xxhash_rust::xxh3::Xxh3;
 
 /// Bytes counted into the u32 sub-histograms before they are flushed to u64 (far below 2^32).
 const FLUSH_BYTES: usize = 1 << 20;
@@ -35,7 +35,11 @@ pub(crate) fn applies(dtype: Dtype) -> bool {
 }
 
 /// The partial of one chunk, feeding its bytes to `hasher` on the way.
-pub(crate) fn chunk_partial(dtype: Dtype, bytes: &[u8], mut hasher: Option<&mut Xxh3>) -> Partial {
+pub(crate) fn chunk_partial(
+    dtype: Dtype,
+    bytes: &[u8],
+    mut hasher: Option<&mut Leaf<'_>>,
+) -> Partial {
     let counts = count_bytes(bytes, &mut hasher);
     // Value histogram: (value, count) per distinct code, in code order.
     let mut bins: Vec<(f64, u64)> = Vec::with_capacity(256);
@@ -89,13 +93,15 @@ fn byte_value(dtype: Dtype, b: u8) -> f64 {
 }
 
 /// Exact counts of each byte value.
-fn count_bytes(bytes: &[u8], hasher: &mut Option<&mut Xxh3>) -> [u64; 256] {
+fn count_bytes(bytes: &[u8], hasher: &mut Option<&mut Leaf<'_>>) -> [u64; 256] {
     let mut total = [0u64; 256];
     let mut sub = [[0u32; 256]; 4];
+    let mut end = 0;
     for part in bytes.chunks(FLUSH_BYTES) {
         for block in part.chunks(HASH_BLOCK) {
+            end += block.len();
             if let Some(h) = hasher.as_deref_mut() {
-                h.update(block);
+                h.advance_to(end);
             }
             let mut quads = block.chunks_exact(4);
             for q in &mut quads {
