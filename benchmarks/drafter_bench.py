@@ -1,6 +1,8 @@
 """The drafter part of the benchmark: header scan, raw-read floor, numpy / torch baselines,
-`Checkpoint.stats()` with and without hashes, and `eagle3_inspect.diff` when it exists, all timed
-in interleaved best-of-N rounds on the same warm files."""
+`Checkpoint.stats()` with and without hashes, and `eagle3_inspect.diff` against a copy with a few
+tensors changed, against a copy changed everywhere (the realistic case: two training steps, a
+base and its fine-tune) and against itself, all timed in interleaved best-of-N rounds on the same
+warm files; then the numpy and torch diff baselines on the everywhere-changed pair."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from typing import Any
 import bench_data
 import eagle3_inspect
 from baselines import numpy_stats, torch_available, torch_stats
+from diff_baselines import diff_agreement, numpy_diff, torch_diff, torch_python
 from eagle3_inspect import _native
 from timing import Contention, Op, Row, meminfo_kib, run_interleaved, warm
 
@@ -60,16 +63,16 @@ def measure_drafter(args, threads: list[int], report: dict) -> list[Row]:
     if not reused:
         report["generated"].append(path)
     has_diff = hasattr(eagle3_inspect, "diff")
-    other = None
-    if has_diff:
-        directory = args.data / f"perturbed-{args.size}"
-        other, reused_other = bench_data.ensure_perturbed(directory, args.size)
+    copies: dict[str, Path] = {}
+    for kind in bench_data.COPIES if has_diff else ():
+        directory = args.data / f"{kind}-{args.size}"
+        copies[kind], reused_other = bench_data.ensure_perturbed(directory, args.size, kind)
         if not reused_other:
             report["generated"].append(directory)
     ckpt = eagle3_inspect.open(path)
     names = readable(ckpt)
     nbytes = sum(ckpt.tensors[x].nbytes for x in names)
-    files = [f.path for f in ckpt.files] + ([str(other)] if other else [])
+    files = [f.path for f in ckpt.files] + [str(c) for c in copies.values()]
     sizes = {f: os.path.getsize(f) for f in files}
     mem = meminfo_kib()
     warm_s, warm_b = warm(files)
@@ -100,7 +103,7 @@ def measure_drafter(args, threads: list[int], report: dict) -> list[Row]:
             fn = functools.partial(ckpt.stats, threads=t, hashes=hashes)
             ops.append(Op(f"{op}:{t}", op, t, fn, nbytes, f"floor:{t}", "numpy"))
     if has_diff:
-        ops += diff_ops(path, other, ckpt, threads)
+        ops += diff_ops(path, copies, ckpt, threads)
     else:
         print("note: eagle3_inspect.diff is not available on this build; diff rows skipped")
     with Contention() as busy:
@@ -125,6 +128,7 @@ def measure_drafter(args, threads: list[int], report: dict) -> list[Row]:
         f"stats agree with numpy: max relative difference of mean/std/min/max "
         f"{max(worst.values()):.2e}"
     )
+    order = []
     if has_diff:
         add_diff_floors(by_key, threads, n)
         for key, res in results.items():
@@ -133,42 +137,107 @@ def measure_drafter(args, threads: list[int], report: dict) -> list[Row]:
                 print(
                     f"{by_key[key].operation} at {by_key[key].threads} threads: {by_key[key].extra}"
                 )
+        order = diff_baseline_rows(path, copies["everywhere"], threads, by_key, results, report)
     own_floors = [k for k in by_key if k.startswith(("floor:", "floor (pages kept mapped):"))]
-    order = ["scan", *own_floors, *(k for k in ("numpy", "torch") if k in by_key)]
-    order += [k for k in by_key if k.startswith("eagle3-inspect")]
-    for t in threads if has_diff else []:
-        order += [f"floor2:{t}", f"diff vs perturbed copy:{t}", f"floor2self:{t}"]
-        order += [f"diff vs itself:{t}"]
+    head = ["scan", *own_floors, *(k for k in ("numpy", "torch") if k in by_key)]
+    head += [k for k in by_key if k.startswith("eagle3-inspect")]
     report["_by_key"] = by_key
-    return [by_key[k] for k in order]
+    return [by_key[k] for k in head + order]
 
 
 def scan_path(path: Path):
     return eagle3_inspect.scan(eagle3_inspect.open(path))
 
 
-def diff_ops(path: Path, other: Path, ckpt, threads: list[int]) -> list[Op]:
-    other_ckpt = eagle3_inspect.open(other)
+# The diff rows: label, the floor key of reading both sides, and the copy compared with (None:
+# the checkpoint itself).
+DIFF_ROWS = (
+    ("perturbed copy (a few tensors)", "floor2", "perturbed"),
+    ("everywhere-perturbed copy", "floor2all", "everywhere"),
+    ("itself", "floor2self", None),
+)
+
+
+def diff_ops(path: Path, copies: dict[str, Path], ckpt, threads: list[int]) -> list[Op]:
     a_bytes = sum(ckpt.tensors[x].nbytes for x in readable(ckpt))
-    b_bytes = sum(other_ckpt.tensors[x].nbytes for x in readable(other_ckpt))
-    ops = floor_ops(other_ckpt, " (perturbed copy)", threads)
+    ops = []
+    other_bytes = {}
+    for kind, copy in copies.items():
+        other = eagle3_inspect.open(copy)
+        other_bytes[kind] = sum(other.tensors[x].nbytes for x in readable(other))
+        ops += floor_ops(other, f" ({kind} copy)", threads)
     for t in threads:
-        for b, label, key, nb in (
-            (other, "perturbed copy", "floor2", a_bytes + b_bytes),
-            (path, "itself", "floor2self", 2 * a_bytes),
-        ):
+        for label, floor, kind in DIFF_ROWS:
+            b = path if kind is None else copies[kind]
+            nb = a_bytes + (a_bytes if kind is None else other_bytes[kind])
             fn = functools.partial(eagle3_inspect.diff, path, b, threads=t)
-            ops.append(Op(f"diff vs {label}:{t}", f"diff vs {label}", t, fn, nb, f"{key}:{t}"))
+            ops.append(Op(f"diff vs {label}:{t}", f"diff vs {label}", t, fn, nb, f"{floor}:{t}"))
+            ops[-1].numpy_key = "numpy diff" if kind == "everywhere" else None
     return ops
 
 
 def add_diff_floors(by_key: dict[str, Row], threads: list[int], n: int) -> None:
     """Floor of reading both sides: floor A + floor B (and A + A for the self-diff)."""
     for t in threads:
-        fa, fb = by_key[f"floor:{t}"], by_key[f"floor (perturbed copy):{t}"]
-        both = Row("raw-read floor A+B", t, fa.seconds + fb.seconds, fa.nbytes + fb.nbytes, n)
-        by_key[f"floor2:{t}"] = both
-        by_key[f"floor2self:{t}"] = Row("raw-read floor A+A", t, 2 * fa.seconds, 2 * fa.nbytes, n)
+        fa = by_key[f"floor:{t}"]
+        for _, floor, kind in DIFF_ROWS:
+            fb = fa if kind is None else by_key[f"floor ({kind} copy):{t}"]
+            label = "raw-read floor A+" + ("A" if kind is None else f"B ({kind} copy)")
+            row = Row(label, t, fa.seconds + fb.seconds, fa.nbytes + fb.nbytes, n)
+            by_key[f"{floor}:{t}"] = row
+
+
+def diff_baseline_rows(
+    path: Path, everywhere: Path, threads: list[int], by_key: dict, results: dict, report: dict
+) -> list[str]:
+    """The numpy and torch diff baselines on the everywhere-changed pair (once each, after the
+    timed rounds), their agreement with the native diff, and the diff rows' order."""
+    a, b = eagle3_inspect.open(path), eagle3_inspect.open(everywhere)
+    names = sorted(set(readable(a)) & set(readable(b)))
+    nbytes = sum(a.tensors[x].nbytes + b.tensors[x].nbytes for x in names)
+    base_ops = [
+        Op(
+            "numpy diff",
+            "numpy+ml_dtypes diff (f32 chunks, f64 sums)",
+            1,
+            lambda: numpy_diff(a, b, names),
+            nbytes,
+            "floor2all:1",
+        )
+    ]
+    rows, res = run_interleaved(base_ops, 1)
+    by_key.update(rows)
+    native = results[f"diff vs everywhere-perturbed copy:{max(threads)}"]
+    report["diff_vs_numpy"] = diff_agreement(native, res["numpy diff"])
+    print(f"diff agrees with numpy on the everywhere pair: {report['diff_vs_numpy']}")
+    order = []
+    python = torch_python()
+    if python is None:
+        print("note: no interpreter with torch (BENCH_TORCH_PYTHON); the torch diff is skipped")
+    else:
+        done = torch_diff(python, a, b, names)
+        threads_used = done["threads"]
+        row = Row(
+            "torch+safetensors diff (isclose, f32, f64 sums; in a child)",
+            threads_used,
+            done["seconds"],
+            nbytes,
+            1,
+            f"floor2all:{threads_used}",
+            "numpy diff",
+        )
+        by_key["torch diff"] = row
+        report["diff_vs_torch"] = diff_agreement(native, done["pairs"])
+        report["torch_diff_child_wall_s"] = done["wall"]
+        print(
+            f"torch diff child: {done['seconds']:.2f} s timed inside, {done['wall']:.2f} s with "
+            f"its start-up; agreement with the native diff: {report['diff_vs_torch']}"
+        )
+        order.append("torch diff")
+    for t in threads:
+        for label, floor, _ in DIFF_ROWS:
+            order += [f"{floor}:{t}", f"diff vs {label}:{t}"]
+    return ["numpy diff", *order]
 
 
 def diff_summary(report: Any) -> dict[str, Any]:

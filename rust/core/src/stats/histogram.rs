@@ -34,13 +34,8 @@ pub(crate) fn applies(dtype: Dtype) -> bool {
     )
 }
 
-/// The partial of one chunk, feeding its bytes to `hasher` on the way.
-pub(crate) fn chunk_partial(
-    dtype: Dtype,
-    bytes: &[u8],
-    mut hasher: Option<&mut Leaf<'_>>,
-) -> Partial {
-    let counts = count_bytes(bytes, &mut hasher);
+/// The partial of a chunk whose byte values were counted into `counts` ([`count_bytes`]).
+pub(crate) fn partial_of_counts(dtype: Dtype, counts: &[u64; 256]) -> Partial {
     // Value histogram: (value, count) per distinct code, in code order.
     let mut bins: Vec<(f64, u64)> = Vec::with_capacity(256);
     match dtype {
@@ -61,7 +56,7 @@ pub(crate) fn chunk_partial(
     }
     let mut p = Partial::EMPTY;
     if dtype.is_int() {
-        p.ints = int_acc(dtype, &counts);
+        p.ints = int_acc(dtype, counts);
     }
     if dtype == Dtype::Bool {
         p.true_count = counts[1..].iter().sum();
@@ -92,11 +87,16 @@ fn byte_value(dtype: Dtype, b: u8) -> f64 {
     }
 }
 
-/// Exact counts of each byte value.
-fn count_bytes(bytes: &[u8], hasher: &mut Option<&mut Leaf<'_>>) -> [u64; 256] {
-    let mut total = [0u64; 256];
+/// Adds the exact counts of each byte value of `bytes` to `total`. `bytes` starts at offset
+/// `base` of the chunk whose leaf digest `hasher` is (advanced as the counting goes).
+pub(crate) fn count_bytes(
+    bytes: &[u8],
+    mut hasher: Option<&mut Leaf<'_>>,
+    base: usize,
+    total: &mut [u64; 256],
+) {
     let mut sub = [[0u32; 256]; 4];
-    let mut end = 0;
+    let mut end = base;
     for part in bytes.chunks(FLUSH_BYTES) {
         for block in part.chunks(HASH_BLOCK) {
             end += block.len();
@@ -121,7 +121,6 @@ fn count_bytes(bytes: &[u8], hasher: &mut Option<&mut Leaf<'_>>) -> [u64; 256] {
             }
         }
     }
-    total
 }
 
 /// Exact integer sum, min and max from byte counts.

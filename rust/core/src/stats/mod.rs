@@ -25,7 +25,7 @@
 //! Memory: per worker one 32 KiB scratch buffer; per chunk ~100 bytes of partial, kept until
 //! the end (a 1 TB checkpoint in 6 MiB chunks: ~17 MB).
 
-mod chunk;
+pub(crate) mod chunk;
 mod engine;
 mod finite_block;
 mod hash;
@@ -33,7 +33,7 @@ mod histogram;
 pub mod moments;
 #[cfg(target_arch = "x86_64")]
 mod moments_avx2;
-mod partial;
+pub(crate) mod partial;
 mod pow2;
 mod shifted;
 mod shifted_acc;
