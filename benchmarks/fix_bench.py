@@ -52,17 +52,22 @@ def measure_fix(path: Path, data: Path, repeats: int, report: dict) -> tuple[dic
     report["generated"].append(data / "fix-copy")
     write_op = f"fix --engine {ENGINE}: plan + write (read back, compared)"
     full_op = f"fix --engine {ENGINE}: plan + write + verify (validate + plan check)"
+    copy_dir = data / "fix-copy"
     ops = [
         Op(
             "copy",
             "plain copy of the same files (+ fsync)",
             1,
-            lambda: _copy(files, data / "fix-copy"),
+            lambda: _copy(files, copy_dir),
             nbytes,
         ),
         Op("fix write", write_op, None, lambda: _write_only(path, out), nbytes, "copy"),
         Op("fix", full_op, None, lambda: _full(path, out), nbytes, "copy"),
     ]
+    # Each output is removed (untimed) after its run: the disk holds at most one copy at a time
+    # (the fix run would otherwise replace DST with DST and its staged copy both on disk).
+    ops[0].teardown = lambda: shutil.rmtree(copy_dir, ignore_errors=True)
+    ops[2].teardown = lambda: shutil.rmtree(out, ignore_errors=True)
     by_key, results = run_interleaved(ops, repeats)
     checked = results["fix"].verification
     by_key["fix"].extra = {

@@ -52,8 +52,8 @@ def measure_sparse(args, n: int, report: dict) -> list[Row]:
         if done.returncode != 0:
             raise RuntimeError(f"{' '.join(cmd)} failed:\n{done.stderr}")
         out = json.loads(done.stdout)
-        # The child's whole CPU time is not known (imports, open): an upper bound on the others.
-        busy = machine_busy_seconds() - busy - (cpu_seconds() - own) - out["cpu_seconds"]
+        # cpu_seconds() counts the waited-for child whole (imports and open too).
+        busy = machine_busy_seconds() - busy - (cpu_seconds() - own)
         out["other_cpu_s_at_most"] = max(0.0, busy)
         report.setdefault("memory", {})[label] = out
         peak = out["peak_rss_anon_kib"] / 1024

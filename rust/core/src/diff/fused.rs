@@ -7,7 +7,7 @@
 //! for almost every block of real weights. A block holding a NaN or an infinity makes a sum of
 //! squares non-finite ([`Lanes::squares_finite`]); it is then redone with the portable loop,
 //! which classifies each place. Both give the bits of the generic kernel (decoded values through
-//! [`Lanes::step`]): same lanes, same order, same roundings (see `lanes`).
+//! [`Lanes::step`] with `FUSED`): same lanes, same order, same roundings (see `lanes`).
 
 use super::accum::Acc;
 use super::lanes::{first_at, Lanes, LANES};
@@ -91,13 +91,15 @@ fn portable(
     lanes: &mut Lanes,
 ) {
     match dtype {
-        Dtype::Bf16 => {
-            range.for_each(|j| lanes.step(j, load(Dtype::Bf16, a, j), load(Dtype::Bf16, b, j), tol))
-        }
-        Dtype::F16 => {
-            range.for_each(|j| lanes.step(j, load(Dtype::F16, a, j), load(Dtype::F16, b, j), tol))
-        }
-        _ => range.for_each(|j| lanes.step(j, load(Dtype::F32, a, j), load(Dtype::F32, b, j), tol)),
+        Dtype::Bf16 => range.for_each(|j| {
+            lanes.step::<true>(j, load(Dtype::Bf16, a, j), load(Dtype::Bf16, b, j), tol)
+        }),
+        Dtype::F16 => range.for_each(|j| {
+            lanes.step::<true>(j, load(Dtype::F16, a, j), load(Dtype::F16, b, j), tol)
+        }),
+        _ => range.for_each(|j| {
+            lanes.step::<true>(j, load(Dtype::F32, a, j), load(Dtype::F32, b, j), tol)
+        }),
     }
 }
 

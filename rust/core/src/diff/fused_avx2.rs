@@ -6,8 +6,8 @@
 //! `q` takes places `16k + 4q .. 16k + 4q + 4` of every group of 16. The block is 8-16 KiB per
 //! side, so the three later sweeps read it from L1; the first prefetches ahead.
 //!
-//! As on AVX-512: `x*x`, `y*y` and `x*y` are exact for these dtypes and fused; `d*d` and the
-//! tolerance bound are rounded then added; the mismatch count is a mask popcount.
+//! As on AVX-512: squares and products are fused multiply-adds, the tolerance bound is rounded
+//! product then sum ([`Lanes::step`]); the mismatch count is a mask popcount.
 
 use super::lanes::Lanes;
 use crate::elements::cpu::{has_avx2_f16c, has_avx2_fma};
@@ -101,7 +101,7 @@ unsafe fn run<const KIND: u8>(
                 let d = _mm256_andnot_pd(sign, _mm256_sub_pd(x, y));
                 max = _mm256_max_pd(d, max);
                 abs = _mm256_add_pd(abs, d);
-                sqd = _mm256_add_pd(sqd, _mm256_mul_pd(d, d));
+                sqd = _mm256_fmadd_pd(d, d, sqd);
                 sqa = _mm256_fmadd_pd(x, x, sqa);
                 sqb = _mm256_fmadd_pd(y, y, sqb);
                 dot = _mm256_fmadd_pd(x, y, dot);

@@ -8,9 +8,8 @@
 //! `l` still sees places `l, l+16, ...` in order. F16 and F32, 16 elements per step: lanes 0-7
 //! in one register, 8-15 in another.
 //!
-//! `x*x`, `y*y` and `x*y` are exact for these dtypes, so they are fused multiply-adds (the same
-//! bits as the portable product-then-add); `d*d` and the tolerance bound are rounded then added,
-//! as in the portable loop. The mismatch count is a mask popcount.
+//! Squares and products are fused multiply-adds and the tolerance bound is rounded product then
+//! sum, as [`Lanes::step`] defines them for these dtypes. The mismatch count is a mask popcount.
 
 use super::lanes::Lanes;
 use crate::elements::cpu::has_avx512;
@@ -139,7 +138,7 @@ macro_rules! step {
         let d = _mm512_abs_pd(_mm512_sub_pd(x, y));
         s.max = _mm512_max_pd(d, s.max);
         s.abs = _mm512_add_pd(s.abs, d);
-        s.sqd = _mm512_add_pd(s.sqd, _mm512_mul_pd(d, d));
+        s.sqd = _mm512_fmadd_pd(d, d, s.sqd);
         s.sqa = _mm512_fmadd_pd(x, x, s.sqa);
         s.sqb = _mm512_fmadd_pd(y, y, s.sqb);
         s.dot = _mm512_fmadd_pd(x, y, s.dot);

@@ -93,7 +93,12 @@ fn compare_chunk_via(
         let mut blk = fast.unwrap_or_else(|| {
             decode_block(da, ba, &mut scratch.a);
             decode_block(db, bb, &mut scratch.b);
-            block(&scratch.a, &scratch.b, s * parts, tol, beat)
+            // The fused kernel's dtypes keep its roundings here too (the tests' reference).
+            if handles(da, db) {
+                block::<true>(&scratch.a, &scratch.b, s * parts, tol, beat)
+            } else {
+                block::<false>(&scratch.a, &scratch.b, s * parts, tol, beat)
+            }
         });
         if exact64 {
             blk.mismatched = ba
@@ -125,11 +130,12 @@ pub(crate) fn equal_chunk(
 
 /// The accumulator of one block of decoded values whose first place is `base`; the first place
 /// of its largest difference is located when that beats `beat` (see `fused::finish_block`).
+/// `FUSED` as in [`Lanes::step`].
 #[inline]
-fn block(a: &[f64], b: &[f64], base: u64, tol: (f64, f64), beat: f64) -> Acc {
+fn block<const FUSED: bool>(a: &[f64], b: &[f64], base: u64, tol: (f64, f64), beat: f64) -> Acc {
     let mut lanes = Lanes::NEW;
     for (j, (&x, &y)) in a.iter().zip(b).enumerate() {
-        lanes.step(j, x, y, tol);
+        lanes.step::<FUSED>(j, x, y, tol);
     }
     finish_block(&lanes, a.len().min(b.len()), base, beat, |j| (a[j], b[j]))
 }

@@ -3,13 +3,17 @@
 //! portable fused loop and the AVX2 and AVX-512 loops, which must match it bit for bit.
 //!
 //! Element `j` of a block (counted from the block start) goes to lane `j % 16` of each sum, in
-//! order, so sixteen independent additions are in flight instead of one chain per sum. The
-//! products are rounded before they are added (no fused multiply-add), except where the vector
-//! loops prove it makes no difference: for BF16, F16 and F32 values, `x*x`, `y*y` and `x*y` are
-//! exact in `f64` (at most 48 significant bits, no overflow or underflow), so a fused
-//! multiply-add of them rounds exactly as the product-then-add does. At the end of a block the
-//! lanes reduce in one fixed tree ([`tree`]) and the block's first place of its largest difference
-//! is found by a rescan ([`first_at`]), only when that difference beats everything before it.
+//! order, so sixteen independent additions are in flight instead of one chain per sum. At the end
+//! of a block the lanes reduce in one fixed tree ([`tree`]) and the block's first place of its
+//! largest difference is found by a rescan ([`first_at`]), only when that difference beats
+//! everything before it.
+//!
+//! Roundings. The tolerance bound `atol + rtol*|y|` is always rounded product, then sum. For the
+//! pairs the fused kernel takes (same-dtype BF16, F16, F32: `FUSED`), `d*d` is added with one
+//! rounding (a fused multiply-add: one instruction fewer in the vector loops, whose bottleneck
+//! is the adder), and so are `x*x`, `y*y`, `x*y`, which for these dtypes are exact in `f64`
+//! (at most 48 significant bits, no overflow or underflow), so fused or not they round alike.
+//! Every other pair (decoded through `f64` buffers, any values) rounds each product, then adds.
 
 use super::accum::Acc;
 
@@ -44,9 +48,10 @@ impl Lanes {
         nonfinite_mismatched: 0,
     };
 
-    /// Adds place `j` of the block with values `x` (side A) and `y` (side B).
+    /// Adds place `j` of the block with values `x` (side A) and `y` (side B); `FUSED` for the
+    /// fused kernel's dtypes (see the module docs).
     #[inline(always)]
-    pub fn step(&mut self, j: usize, x: f64, y: f64, (rtol, atol): (f64, f64)) {
+    pub fn step<const FUSED: bool>(&mut self, j: usize, x: f64, y: f64, (rtol, atol): (f64, f64)) {
         let l = j % LANES;
         if x.is_finite() && y.is_finite() {
             let d = (x - y).abs();
@@ -57,7 +62,11 @@ impl Lanes {
             };
             self.finite += 1;
             self.sum_abs[l] += d;
-            self.sum_sq_diff[l] += d * d;
+            self.sum_sq_diff[l] = if FUSED {
+                d.mul_add(d, self.sum_sq_diff[l])
+            } else {
+                self.sum_sq_diff[l] + d * d
+            };
             self.sum_sq_a[l] += x * x;
             self.sum_sq_b[l] += y * y;
             self.dot[l] += x * y;

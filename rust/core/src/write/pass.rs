@@ -176,6 +176,9 @@ fn chunk(
         let end = item.end.min(start + PIECE);
         let src = &tensor.data[start..end];
         let offset = at + start as u64;
+        if tensor.source.is_some() {
+            pages::populate(src);
+        }
         write_at(file, src, offset).map_err(io)?;
         let read = &mut back[..src.len()];
         read_at(file, read, offset).map_err(io)?;
