@@ -1,6 +1,5 @@
 //! Dropping already-scanned pages of a read-only file mapping from the process's resident set, so
-//! a pass over a checkpoint larger than RAM keeps its RSS bounded; and mapping a range in before
-//! the kernel copies from it.
+//! a pass over a checkpoint larger than RAM keeps its RSS bounded.
 
 /// Tells the kernel the whole pages inside `bytes` are no longer needed (`MADV_DONTNEED` on the
 /// page-aligned interior; partial pages at either end are left alone). No-op off unix.
@@ -24,36 +23,6 @@ pub fn release(bytes: &[u8]) {
         }
     }
     #[cfg(not(unix))]
-    let _ = bytes;
-}
-
-/// Asks the kernel to map every page of `bytes` (part of a file mapping) at once
-/// (`MADV_POPULATE_READ`, Linux 5.14+), so a `write` from them copies without stopping at each
-/// unmapped page: such a write copies what is mapped, zero-fills the rest of the page-cache folio
-/// it writes into, faults the next source page in and tries again. Errors are ignored (an older
-/// kernel, or a range already gone): this is only a hint. No-op off Linux.
-pub fn populate(bytes: &[u8]) {
-    #[cfg(target_os = "linux")]
-    {
-        let page = page_size();
-        let start = bytes.as_ptr() as usize & !(page - 1);
-        let Some(end) = (bytes.as_ptr() as usize).checked_add(bytes.len()) else {
-            return;
-        };
-        if bytes.is_empty() {
-            return;
-        }
-        // SAFETY: [start, end) covers only pages that `bytes` touches, all inside its mapping;
-        // MADV_POPULATE_READ only faults them in for reading and changes no contents.
-        unsafe {
-            libc::madvise(
-                start as *mut libc::c_void,
-                end - start,
-                libc::MADV_POPULATE_READ,
-            );
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
     let _ = bytes;
 }
 
@@ -97,9 +66,6 @@ mod tests {
         // SAFETY: the temporary file is private to this test and not modified while mapped.
         let map = unsafe { memmap2::Mmap::map(&file) }.unwrap();
         release(&map[100..]);
-        assert_eq!(&map[..], &data[..]);
-        populate(&map[5000..20_000]);
-        populate(&map[..0]);
         assert_eq!(&map[..], &data[..]);
     }
 }

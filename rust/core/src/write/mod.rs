@@ -1,5 +1,5 @@
 //! Writing one safetensors file for `fix` and verifying it in the same pass: tensors copied from
-//! memory-mapped source shards (no full load) plus a few small owned tensors (a rewritten `d2t`,
+//! source shards piece by piece (no full load) plus a few small owned tensors (a rewritten `d2t`,
 //! a generated `t2d`), the header laid out as the `safetensors` crate lays it out (`header`).
 //!
 //! Verification without a second pass (`pass`): the header is written first and read back
@@ -85,12 +85,22 @@ pub struct WriteReport {
     pub tensors: Vec<WrittenTensor>,
 }
 
-/// One tensor to write: its name, dtype, shape, bytes, and where they come from.
+/// Where a tensor's bytes are read from.
+pub(crate) enum Bytes<'a> {
+    /// `len` bytes at `offset` of a source shard's open file (read by offset, with the kernel's
+    /// sequential readahead, not through the map: no page faults, and no SIGBUS if it shrinks).
+    File { file: &'a File, offset: u64 },
+    /// The caller's bytes.
+    Owned(&'a [u8]),
+}
+
+/// One tensor to write: its name, dtype, shape, length and bytes, and where they come from.
 pub(crate) struct Planned<'a> {
     pub name: &'a str,
     pub dtype: Dtype,
     pub shape: Vec<u64>,
-    pub data: &'a [u8],
+    pub len: usize,
+    pub bytes: Bytes<'a>,
     /// `(file, name)` of a copied tensor; `None` for an owned one (bytes in a `Vec`).
     pub source: Option<(&'a Path, &'a str)>,
 }
@@ -136,9 +146,9 @@ fn copied_tensor<'a>(
         .as_ref()
         .and_then(|h| h.tensors.iter().find(|e| e.name == tensor.source_name))
         .ok_or_else(|| unreadable("no such tensor in this file"))?;
-    let data = shard
-        .mapped_tensor_bytes(entry)
-        .ok_or_else(|| unreadable("its header entry or byte range is invalid"))?;
+    let invalid = || unreadable("its header entry or byte range is invalid");
+    let (start, stop) = shard.absolute_range(entry).ok_or_else(invalid)?;
+    let file = shard.open_file().ok_or_else(invalid)?;
     let (Some(dtype), Some(shape)) = (entry.dtype, entry.shape.as_ref()) else {
         return Err(unreadable("unknown dtype or shape"));
     };
@@ -146,7 +156,11 @@ fn copied_tensor<'a>(
         name: &tensor.name,
         dtype,
         shape: shape.clone(),
-        data,
+        len: usize::try_from(stop - start).map_err(|_| invalid())?,
+        bytes: Bytes::File {
+            file,
+            offset: start,
+        },
         source: Some((&tensor.file, &tensor.source_name)),
     })
 }
@@ -172,7 +186,8 @@ fn owned_tensor(tensor: &OwnedTensor) -> Result<Planned<'_>> {
         name: &tensor.name,
         dtype,
         shape: tensor.shape.clone(),
-        data: &tensor.data,
+        len: tensor.data.len(),
+        bytes: Bytes::Owned(&tensor.data),
         source: None,
     })
 }
@@ -213,7 +228,7 @@ pub fn write_file(
             name: p.name,
             dtype: serializer_dtype(p.dtype)?,
             shape: usize_shape(p.name, &p.shape)?,
-            len: p.data.len(),
+            len: p.len,
         });
     }
     let info = metadata.map(|m| m.into_iter().collect::<HashMap<_, _>>());

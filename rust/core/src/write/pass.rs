@@ -3,9 +3,13 @@
 //! piece read back from the file at once (still in cache) and compared with its source bytes,
 //! and the statistics of the bytes read back computed on the way, in the chunks and order of
 //! [`crate::stats::compute_stats`] (so they are the statistics a pass over the written file
-//! would report). All chunks of all tensors run on one rayon pool.
+//! would report). All chunks of all tensors run on one rayon pool. Source pieces are read by
+//! offset from the shard's open file into a buffer, not through its map: the kernel's sequential
+//! readahead then applies even when the pages are not cached, no page tables are built and torn
+//! down, and a write never stops at an unmapped source page (it would zero-fill the page-cache
+//! folio it writes into, fault the page in and retry).
 
-use super::{Planned, WriteOptions, WrittenTensor};
+use super::{Bytes, Planned, WriteOptions, WrittenTensor};
 use crate::error::{Error, Result};
 use crate::header::TensorEntry;
 use crate::progress::Progress;
@@ -13,7 +17,7 @@ use crate::shard::Shard;
 use crate::stats::chunk::{ChunkStats, PIECE_QUANTUM};
 use crate::stats::partial::Partial;
 use crate::stats::DEFAULT_CHUNK_BYTES;
-use crate::{pages, Severity};
+use crate::Severity;
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::fs::File;
@@ -58,11 +62,15 @@ pub(super) fn write_and_verify(
         items
             .par_iter()
             .map_init(
-                || (vec![0u8; PIECE], Vec::new()),
-                |(back, scratch), item| {
+                || Buffers {
+                    source: vec![0u8; PIECE],
+                    back: vec![0u8; PIECE],
+                    scratch: Vec::new(),
+                },
+                |buffers, item| {
                     let tensor = &planned[item.tensor];
                     let at = located[item.tensor].as_ref().map_or(0, |&at| at);
-                    chunk(file, dest, tensor, at, item, back, scratch, progress)
+                    chunk(file, dest, tensor, at, item, buffers, progress)
                 },
             )
             .collect()
@@ -123,13 +131,12 @@ fn locate(
             ));
         }
         match e.range {
-            Some((b, end)) if written.is_readable(e) && end - b == p.data.len() as u64 => {
+            Some((b, end)) if written.is_readable(e) && end - b == p.len as u64 => {
                 Ok(header.data_start + b)
             }
             _ => Err(format!(
                 "its range in the written header {:?} does not hold its {} bytes",
-                e.range,
-                p.data.len()
+                e.range, p.len
             )),
         }
     };
@@ -144,8 +151,8 @@ fn plan(planned: &[Planned<'_>], located: &[std::result::Result<u64, String>]) -
             continue;
         }
         let mut start = 0;
-        while start < p.data.len() {
-            let end = p.data.len().min(start + DEFAULT_CHUNK_BYTES);
+        while start < p.len {
+            let end = p.len.min(start + DEFAULT_CHUNK_BYTES);
             items.push(Item { tensor, start, end });
             start = end;
         }
@@ -153,16 +160,21 @@ fn plan(planned: &[Planned<'_>], located: &[std::result::Result<u64, String>]) -
     items
 }
 
+/// Per-worker buffers of the pass: a source piece, the same piece read back, decode scratch.
+struct Buffers {
+    source: Vec<u8>,
+    back: Vec<u8>,
+    scratch: Vec<f64>,
+}
+
 /// Writes, reads back, compares and summarises one chunk, a piece at a time.
-#[allow(clippy::too_many_arguments)]
 fn chunk(
     file: &File,
     dest: &Path,
     tensor: &Planned<'_>,
     at: u64,
     item: &Item,
-    back: &mut [u8],
-    scratch: &mut Vec<f64>,
+    buffers: &mut Buffers,
     progress: &dyn Progress,
 ) -> Result<ChunkOut> {
     if progress.is_cancelled() {
@@ -174,24 +186,29 @@ fn chunk(
     let mut start = item.start;
     while start < item.end {
         let end = item.end.min(start + PIECE);
-        let src = &tensor.data[start..end];
+        let len = end - start;
+        let src: &[u8] = match tensor.bytes {
+            Bytes::Owned(bytes) => &bytes[start..end],
+            Bytes::File {
+                file: source,
+                offset,
+            } => {
+                let path = tensor.source.map_or(dest, |(p, _)| p);
+                let piece = &mut buffers.source[..len];
+                read_at(source, piece, offset + start as u64).map_err(|e| Error::io(path, e))?;
+                piece
+            }
+        };
         let offset = at + start as u64;
-        if tensor.source.is_some() {
-            pages::populate(src);
-        }
         write_at(file, src, offset).map_err(io)?;
-        let read = &mut back[..src.len()];
+        let read = &mut buffers.back[..len];
         read_at(file, read, offset).map_err(io)?;
         if differs_at.is_none() && *read != *src {
             let first = read.iter().zip(src).position(|(x, y)| x != y);
             differs_at = Some(start + first.unwrap_or(0));
         }
-        stats.feed(read, None, scratch);
-        if tensor.source.is_some() {
-            // Copied bytes lie in a read-only file map: drop their pages from the resident set.
-            pages::release(src);
-        }
-        progress.advance(src.len() as u64);
+        stats.feed(read, None, &mut buffers.scratch);
+        progress.advance(len as u64);
         start = end;
     }
     Ok(ChunkOut {
