@@ -133,6 +133,17 @@ impl Shard {
         self.findings = report.findings;
     }
 
+    /// The open file behind the map (`None` for a ranged source), for reading by offset: the same
+    /// inode the header was read from, whatever has happened to the path since.
+    pub(crate) fn open_file(&self) -> Option<&File> {
+        self.file.as_ref()
+    }
+
+    /// Absolute byte range in the file of a readable tensor entry (`None` when not readable).
+    pub(crate) fn absolute_range(&self, entry: &TensorEntry) -> Option<(u64, u64)> {
+        self.tensor_range(entry)
+    }
+
     /// True when the bytes come from a ranged source, not a map.
     pub fn is_ranged(&self) -> bool {
         matches!(self.bytes, Bytes::Ranged { .. })

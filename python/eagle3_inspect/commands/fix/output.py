@@ -1,7 +1,10 @@
 """Writing a planned `fix`: shard by shard into a temp directory beside DST (same file names, so
 the shard layout is kept), a fresh index, the rewritten config.json, side files copied byte for
-byte; every file and the directory fsynced. A failure or an interrupt removes the directory (a
-kill leaves it, and the next run removes it: see `destination`)."""
+byte; every file and the directory fsynced. Each shard's tensors are verified as they are written
+(read back and compared with their source bytes, statistics taken from the same read: see
+`reader/writer.py`), which `verify` then uses instead of reading the data again. A failure or an
+interrupt removes the directory (a kill leaves it, and the next run removes it: see
+`destination`)."""
 
 from __future__ import annotations
 
@@ -21,7 +24,7 @@ from eagle3_inspect.commands.fix.plan import Plan
 from eagle3_inspect.commands.fix.side_files import Step, copy_planned, fsync_file, plan_copy
 from eagle3_inspect.reader.checkpoint import Checkpoint
 from eagle3_inspect.reader.untrusted import parse_object, read_regular
-from eagle3_inspect.reader.writer import owned_tensor, sync_dir, write_safetensors
+from eagle3_inspect.reader.writer import WrittenFile, owned_tensor, sync_dir, write_safetensors
 
 INDEX = "model.safetensors.index.json"
 INDEX_CAP = 64 << 20  # the reader's cap on an index
@@ -48,8 +51,11 @@ def _owned(src: Checkpoint, plan: Plan) -> tuple[str | None, list[Any]]:
     return (Path(home).name if home else None), owned
 
 
-def _write_shards(src: Checkpoint, plan: Plan, tmp: Path) -> dict[str, str]:
-    """Writes every shard into `tmp`; returns the weight map (DST name -> file name)."""
+def _write_shards(
+    src: Checkpoint, plan: Plan, tmp: Path, threads: int | None
+) -> tuple[dict[str, str], list[WrittenFile]]:
+    """Writes every shard into `tmp`; returns the weight map (DST name -> file name) and what
+    each write verified."""
     files = _shards(src, plan)
     home, owned = _owned(src, plan)
     if owned:
@@ -57,11 +63,12 @@ def _write_shards(src: Checkpoint, plan: Plan, tmp: Path) -> dict[str, str]:
         files.setdefault(home, [])
     metadata = {Path(f.path).name: f.metadata for f in src.files}
     weight_map: dict[str, str] = {}
+    written = []
     for name, copied in sorted(files.items()):
         extra = owned if name == home else []
-        write_safetensors(tmp / name, copied, extra, metadata.get(name))
+        written.append(write_safetensors(tmp / name, copied, extra, metadata.get(name), threads))
         weight_map |= {c[0]: name for c in copied} | {o[0]: name for o in extra}
-    return weight_map
+    return weight_map, written
 
 
 def _write_json(path: Path, data: Any) -> None:
@@ -103,12 +110,15 @@ def _copy_side_files(src: Checkpoint, tmp: Path, written: set[str]) -> list[str]
     return sorted({step.relative.split(os.sep, 1)[0] for step in steps})
 
 
-def stage(src: Checkpoint, plan: Plan, dst: Path) -> tuple[Path, list[str]]:
+def stage(
+    src: Checkpoint, plan: Plan, dst: Path, threads: int | None = None
+) -> tuple[Path, list[str], list[WrittenFile]]:
     """Writes the fixed drafter into a fresh temp directory beside `dst` (every file fsynced);
-    returns it and the side files copied. On failure nothing is left behind."""
+    returns it, the side files copied and what each shard's write verified. On failure nothing
+    is left behind."""
     tmp = Path(tempfile.mkdtemp(prefix=f".{dst.name}{TMP_TAG}", dir=dst.parent))
     try:
-        weight_map = _write_shards(src, plan, tmp)
+        weight_map, written = _write_shards(src, plan, tmp, threads)
         if src.index_path or len(set(weight_map.values())) > 1:
             _write_index(src, tmp, weight_map)
         if plan.config is not None:
@@ -122,4 +132,4 @@ def stage(src: Checkpoint, plan: Plan, dst: Path) -> tuple[Path, list[str]]:
     except BaseException:
         discard(tmp)
         raise
-    return tmp, side
+    return tmp, side, written
