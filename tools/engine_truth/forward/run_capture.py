@@ -29,7 +29,25 @@ from inputs import run_verifier  # noqa: E402
 REPO = HERE.parents[2]
 TRUTH = HERE.parent
 OUT = TRUTH / "capture_truth.json"
+FORWARD = (
+    json.loads((TRUTH / "forward_truth.json").read_text())["drafters"]
+    if (TRUTH / "forward_truth.json").exists()
+    else {}
+)
 CAPTURERS = {"sglang": capture.sglang_capture, "vllm": capture.vllm_capture}
+
+
+def _load_row(load_truth: dict[str, Any], name: str, key: str) -> dict[str, Any]:
+    """The load truth's row; for an SGLang version it does not cover, the verdict of the
+    forward run's own load (forward_truth.json) and the ids SGLang's ModelRunner reads
+    (`eagle_config["eagle_aux_hidden_state_layer_ids"]`, as the load truth re-states it)."""
+    row = load_truth.get(f"corpus/{name}", {}).get("results", {}).get(key)
+    if row is not None or not key.startswith("sglang@"):
+        return dict(row or {})
+    forward = FORWARD.get(name, {}).get("results", {}).get(key, {})
+    config = json.loads((REPO / "tests/corpus" / name / "config.json").read_text())
+    ids = (config.get("eagle_config") or {}).get("eagle_aux_hidden_state_layer_ids")
+    return {"verdict": forward.get("verdict", "no load truth"), "aux_layer_ids": ids}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -53,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     manifest = json.loads((REPO / "tests/corpus/manifest.json").read_text())["drafters"]
     variants: dict[str, list[int] | None] = {}
     for entry in manifest:
-        load = load_truth.get(f"corpus/{entry['dir']}", {}).get("results", {}).get(key, {})
+        load = _load_row(load_truth, entry["dir"], key)
         if load.get("verdict") == "LOADED" and entry["verifier"]["arch"] in verifiers:
             ids = load.get("aux_layer_ids")
             variants[str(ids)] = ids
@@ -63,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     captures = {f"{key} ids={ids}": cap for ids, cap in found.items()}
     for entry in manifest:
         name, arch = entry["dir"], entry["verifier"]["arch"]
-        load = load_truth.get(f"corpus/{name}", {}).get("results", {}).get(key, {})
+        load = _load_row(load_truth, name, key)
         row: dict[str, Any] = {}
         if load.get("verdict") != "LOADED":
             row["verdict"] = f"not loaded ({load.get('verdict', 'no load truth')})"

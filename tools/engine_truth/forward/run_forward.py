@@ -199,6 +199,8 @@ def main(argv: list[str] | None = None) -> int:
                 c = run["comparison"]
                 print(f"   {name} {key}: top1 {c['top1_agree']}/{c['positions']}", flush=True)
             record["results"][key] = run
+        old = doc["drafters"].get(name, {}).get("results", {})
+        record["results"] = old | record["results"]  # other engine versions' earlier results
         doc["drafters"][name] = record
     doc["drafters"] = dict(sorted(doc["drafters"].items()))
     args.out.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
