@@ -92,7 +92,8 @@ def test_validate_raises_en022_exactly_where_the_capture_run_feeds_other_states(
                 row["ids"] is None and table.config_ids(name) is not None
             ):
                 continue  # not captured, or ids the engine does not read (EN003's case)
-            report = validate(corpus / name, engine=key, stats=False)
+            arch = forward["drafters"][name]["inputs"]["verifier"]  # the run's target
+            report = validate(corpus / name, engine=key, target=ROOT / arch, stats=False)
             raised = any(f.code == "EN022" for f in report.findings)
             checked += 1
             if raised != (row["engine_boundaries"] != trained):

@@ -303,8 +303,7 @@ def test_en003_aux_ids_where_the_engine_does_not_read_them():
     assert check_aux_layer_ids(one("sglang@0.5.23"), sglang_config(), 32) == []
     nested_only = sglang_config(eagle_config={"eagle_aux_hidden_state_layer_ids": [2, 16, 29]})
     v33 = check_aux_layer_ids(one("vllm@0.33.0"), nested_only, 32)
-    # the V1 runner reads them, one layer early for SpecForge / Model-Optimizer ids (run: EN022)
-    assert codes(v33) == ["EN003", "EN022"] and "V2 model runner" in v33[0].message
+    assert codes(v33) == ["EN003"] and "V2 model runner" in v33[0].message
     assert set(codes(check_aux_layer_ids(one("vllm@0.20.0"), nested_only, 32))) == {
         "EN003",
         "EN010",
@@ -722,13 +721,16 @@ def test_en005_reads_the_layer_count_wherever_the_target_nests_its_text_model(ne
     assert "EN005" not in codes(check_all(one("sglang@0.5.23"), midlayer_ckpt(), config, target))
 
 
+LLAMA = "LlamaForCausalLM"
+
+
 def test_en022_and_silence_where_a_forward_run_measured_the_aux_states():
     # SpecForge / Model-Optimizer ids (eagle_config) on vLLM: fed one layer early (capture run)
     hf = check_aux_layer_ids(one("vllm@0.33.0"), sglang_config(), 32, "LlamaForCausalLM")
     assert codes(hf) == ["EN003", "EN022"] and hf[1].severity is Severity.ERROR  # EN003: V2
     assert "capture_truth.json" in hf[1].message
     # the same ids on SGLang, which trained them: nothing (0.5.14's capture was run) ...
-    assert check_aux_layer_ids(one("sglang@0.5.14"), sglang_config(), 32) == []
+    assert check_aux_layer_ids(one("sglang@0.5.14"), sglang_config(), 32, LLAMA) == []
     # ... and speculators' ids on vLLM, whose capture speculators trains on: nothing, even the
     # output-of look-alike [1, ...] that EN011 used to flag
     spec = speculators_config(eagle_aux_hidden_state_layer_ids=[1, 15, 28])
@@ -737,9 +739,12 @@ def test_en022_and_silence_where_a_forward_run_measured_the_aux_states():
     bare = sglang_config()
     del bare["eagle_config"]
     assert check_aux_layer_ids(one("vllm@0.33.0"), bare, 32, "LlamaForCausalLM") == []
-    assert check_aux_layer_ids(one("sglang@0.5.14"), bare, 32) == []
+    assert check_aux_layer_ids(one("sglang@0.5.14"), bare, 32, LLAMA) == []
     # no run for another target class or an unrun version: the guess stays, and says so
     other = check_aux_layer_ids(one("vllm@0.33.0"), sglang_config(), 32, "Qwen3ForCausalLM")
     assert codes(other) == ["EN003", "EN011"] and "a guess" in other[1].message
-    guess = check_aux_layer_ids(one("sglang@0.5.23"), bare, 32)
+    guess = check_aux_layer_ids(one("sglang@0.5.23"), bare, 32, LLAMA)
     assert codes(guess) == ["EN010"] and "a guess" in guess[0].message
+    # the runs used a Llama target: with the target unknown (no --target) the guess stays too
+    unknown = check_aux_layer_ids(one("vllm@0.33.0"), sglang_config(), 32)
+    assert codes(unknown) == ["EN003", "EN011"] and "a guess" in unknown[1].message

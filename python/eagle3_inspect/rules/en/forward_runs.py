@@ -63,7 +63,7 @@ def aux_run(
     engine read ids from (`key`; None: it found none); None when no run covers it (another
     target class, version, format, or an `hf` config with ids outside `eagle_config`, which no
     corpus producer writes)."""
-    if target_architecture is not None and target_architecture != RUN_TARGET:
+    if target_architecture != RUN_TARGET:  # unknown (no --target) or another class: not run
         return None
     fmt = config_format(config)
     if key is not None and fmt == "hf" and not key.startswith("eagle_config."):
