@@ -83,7 +83,7 @@ def test_rows_from_columns_are_the_rows_from_objects(tmp_path) -> None:
         report = scan(path, stats=True, filter=pattern, hashes=pattern == "*.weight")
         assert stats_columns(report.stats) is not None
         expected = [
-            info.to_json(report.stats[info.name].to_json() if info.name in report.stats else None)
+            info.to_json(report.stats[info.name].to_dict() if info.name in report.stats else None)
             for info in report.tensors
         ]
         assert list(report._tensor_texts()) == expected

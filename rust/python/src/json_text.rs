@@ -1,5 +1,6 @@
 //! JSON text spelled exactly as Python's `json` encoder spells it (`ensure_ascii=True`), for the
-//! binding's writers of per-tensor records: a string literal as `encode_basestring_ascii`
+//! binding's writers of per-tensor records (Python's spelling is the binding's business, not the
+//! core's): a string literal as `encode_basestring_ascii`
 //! escapes it, a float as `float.__repr__` (shortest round-trip digits; exponent form when the
 //! decimal exponent is below -4 or at least 16), integers in decimal.
 //!

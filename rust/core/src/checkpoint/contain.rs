@@ -2,7 +2,7 @@
 //! `refs/*`, snapshot links): they must stay inside the checkpoint's root, or they are an IX010
 //! finding and are never opened (so no byte of a file outside a checkpoint is ever echoed).
 
-use crate::finding::{Finding, Severity};
+use crate::{Code, Finding};
 use std::path::{Component, Path, PathBuf};
 
 /// True when `name` (a relative path read from a file) names something below its base directory
@@ -29,8 +29,7 @@ pub fn resolves_inside(path: &Path, boundary: &Path) -> bool {
 /// The IX010 finding for `what` (how the file names the path) read from `source`.
 pub fn escape_finding(source: &Path, what: &str, target: &str) -> Finding {
     Finding::new(
-        "IX010",
-        Severity::Error,
+        Code::IX010,
         format!("{what} {target:?} leads outside the checkpoint; it was not opened"),
     )
     .file(source.to_path_buf())

@@ -1,8 +1,8 @@
 //! `model.safetensors.index.json`: parsing, and reconciling it with the shards' headers (`IX`).
 
 use super::plan::Plan;
-use crate::finding::{Finding, Severity};
 use crate::shard::Shard;
+use crate::{Code, Finding};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -23,7 +23,7 @@ pub fn read_index(path: &Path, findings: &mut Vec<Finding>) -> Option<Index> {
         Ok(text) => parse_index(path, &text, findings),
         Err(err) => {
             let why = format!("cannot read the sharding index: {err}");
-            findings.push(Finding::new("IX007", Severity::Error, why).file(path));
+            findings.push(Finding::new(Code::IX007, why).file(path));
             None
         }
     }
@@ -32,7 +32,7 @@ pub fn read_index(path: &Path, findings: &mut Vec<Finding>) -> Option<Index> {
 /// Parses the text of the index file `path`; problems are IX007 findings and give `None`.
 pub fn parse_index(path: &Path, text: &str, findings: &mut Vec<Finding>) -> Option<Index> {
     let fail = |findings: &mut Vec<Finding>, why: String| {
-        findings.push(Finding::new("IX007", Severity::Error, why).file(path));
+        findings.push(Finding::new(Code::IX007, why).file(path));
         None
     };
     let value: serde_json::Value = match serde_json::from_str(text) {
@@ -53,8 +53,7 @@ pub fn parse_index(path: &Path, text: &str, findings: &mut Vec<Finding>) -> Opti
             }
             None => findings.push(
                 Finding::new(
-                    "IX007",
-                    Severity::Error,
+                    Code::IX007,
                     format!("weight_map[{name:?}] is {file}, not a file name"),
                 )
                 .file(path)
@@ -94,8 +93,7 @@ pub(super) fn reconcile(index: &Index, shards: &[Shard], plan: &Plan, out: &mut 
         let count = per_shard.get(name.as_str()).copied().unwrap_or(0);
         out.push(
             Finding::new(
-                "IX001",
-                Severity::Error,
+                Code::IX001,
                 format!("shard {name:?} named by the index ({count} tensors) does not exist"),
             )
             .file(index.path.clone()),
@@ -121,7 +119,7 @@ pub(super) fn reconcile(index: &Index, shards: &[Shard], plan: &Plan, out: &mut 
                 format!(" (it is in {})", found_in.join(", "))
             };
             out.push(
-                Finding::new("IX002", Severity::Error, format!("weight_map puts {name:?} in {file:?} but that shard has no such tensor{elsewhere}"))
+                Finding::new(Code::IX002, format!("weight_map puts {name:?} in {file:?} but that shard has no such tensor{elsewhere}"))
                     .file(index.path.clone())
                     .tensor(name),
             );
@@ -132,8 +130,7 @@ pub(super) fn reconcile(index: &Index, shards: &[Shard], plan: &Plan, out: &mut 
             let files: Vec<String> = in_shards.iter().map(|s| file_name(&s.path)).collect();
             out.push(
                 Finding::new(
-                    "IX004",
-                    Severity::Error,
+                    Code::IX004,
                     format!(
                         "tensor {name:?} is stored in {} shards: {}",
                         files.len(),
@@ -146,7 +143,7 @@ pub(super) fn reconcile(index: &Index, shards: &[Shard], plan: &Plan, out: &mut 
         }
         if !index.weight_map.contains_key(*name) {
             out.push(
-                Finding::new("IX003", Severity::Error, format!("tensor {name:?} is in the shard but not in the index's weight_map; index-based loaders never load it"))
+                Finding::new(Code::IX003, format!("tensor {name:?} is in the shard but not in the index's weight_map; index-based loaders never load it"))
                     .file(in_shards[0].path.clone())
                     .tensor(*name),
             );
@@ -154,7 +151,7 @@ pub(super) fn reconcile(index: &Index, shards: &[Shard], plan: &Plan, out: &mut 
     }
     for path in &plan.stray {
         out.push(
-            Finding::new("IX005", Severity::Warning, format!("{} is in the checkpoint directory but the index never names it (stray or duplicate shard?)", file_name(path)))
+            Finding::new(Code::IX005, format!("{} is in the checkpoint directory but the index never names it (stray or duplicate shard?)", file_name(path)))
                 .file(path.clone()),
         );
     }
@@ -176,10 +173,7 @@ fn check_total_size(index: &Index, shards: &[Shard], out: &mut Vec<Finding>) {
         .fold(0u64, u64::saturating_add);
     if total != tensor_bytes && total != file_bytes {
         out.push(
-            Finding::new(
-                "IX006",
-                Severity::Warning,
-                format!("metadata.total_size is {total}, matching neither the tensor bytes ({tensor_bytes}) nor the shard file sizes ({file_bytes})"),
+            Finding::new(Code::IX006, format!("metadata.total_size is {total}, matching neither the tensor bytes ({tensor_bytes}) nor the shard file sizes ({file_bytes})"),
             )
             .file(index.path.clone()),
         );

@@ -13,10 +13,10 @@ pub use listing::Listing;
 pub use resolve::{resolve, FileSet};
 
 use crate::error::{Error, Result};
-use crate::finding::{Finding, Severity};
 use crate::header::TensorEntry;
 use crate::progress::{NoProgress, Progress};
 use crate::shard::Shard;
+use crate::{Code, Finding};
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::collections::btree_map::Entry;
@@ -197,12 +197,8 @@ fn assemble(
             Ok(shard) => shards.push(shard),
             // A dangling HF-cache symlink or an unreadable shard is a finding, not a crash.
             Err(err) => findings.push(
-                Finding::new(
-                    "IX001",
-                    Severity::Error,
-                    format!("shard cannot be opened: {err}"),
-                )
-                .file(path.clone()),
+                Finding::new(Code::IX001, format!("shard cannot be opened: {err}"))
+                    .file(path.clone()),
             ),
         }
     }
@@ -228,7 +224,7 @@ fn assemble(
         index::reconcile(index, &shards, &plan, &mut findings);
     } else if shards.len() > 1 {
         findings.push(
-            Finding::new("IX008", Severity::Warning, format!("{} .safetensors files and no model.safetensors.index.json: loaders may pick one file or all", shards.len()))
+            Finding::new(Code::IX008, format!("{} .safetensors files and no model.safetensors.index.json: loaders may pick one file or all", shards.len()))
                 .file(file_set.root.clone()),
         );
     }
@@ -287,12 +283,8 @@ fn read_config(file_set: &FileSet, findings: &mut Vec<Finding>) -> Option<String
         Ok(text) => Some(text),
         Err(err) => {
             findings.push(
-                Finding::new(
-                    "IX009",
-                    Severity::Error,
-                    format!("config.json cannot be read: {err}"),
-                )
-                .file(path.clone()),
+                Finding::new(Code::IX009, format!("config.json cannot be read: {err}"))
+                    .file(path.clone()),
             );
             None
         }

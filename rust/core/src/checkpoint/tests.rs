@@ -15,7 +15,7 @@ fn write_shard(path: &Path, name: &str) {
 }
 
 fn codes(ckpt: &Checkpoint) -> Vec<&'static str> {
-    ckpt.findings.iter().map(|f| f.code).collect()
+    ckpt.findings.iter().map(|f| f.code.as_str()).collect()
 }
 
 #[test]

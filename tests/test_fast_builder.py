@@ -1,4 +1,4 @@
-"""fast_builder: instances equal to the frozen dataclass's own, and as frozen."""
+"""records.fast_builder: instances equal to the frozen dataclass's own, and as frozen."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import dataclasses
 import pytest
 
 from eagle3_inspect.findings import Finding, Severity, build_finding
-from eagle3_inspect.frozen import fast_builder
 from eagle3_inspect.reader.stats import TensorStats
 from eagle3_inspect.reader.tensorinfo import TensorInfo
+from eagle3_inspect.records import fast_builder
 
 
 def test_built_finding_is_a_plain_frozen_finding_equal_to_the_constructed_one():
