@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.console import Console
 from rich.markup import escape
 
@@ -19,7 +21,7 @@ def _verdict(status: str) -> str:
     return f"[{colour}]{label}[/{colour}]: {what}"
 
 
-def _change_line(change: dict) -> str:
+def _change_line(change: dict[str, Any]) -> str:
     kind = change["kind"]
     subject = change.get("key") if kind == "config" else change_subject(change)
     shown = [subject] if subject and subject != kind else []

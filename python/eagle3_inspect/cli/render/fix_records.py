@@ -32,9 +32,9 @@ def change_subject(change: dict[str, Any]) -> str | None:
     """What a change is about: the tensor, `config:KEY`, or None for d2t/t2d re-encodings."""
     kind = change["kind"]
     if kind == "rename":
-        return change["from"]
+        return str(change["from"])
     if kind == "drop":
-        return change["tensor"]
+        return str(change["tensor"])
     if kind == "config":
         return f"config:{change['key']}"
     return kind if kind in ("d2t", "t2d") else None
@@ -54,7 +54,9 @@ def change_text(change: dict[str, Any]) -> str:
     return str(change.get("detail", ""))
 
 
-def _record(path: str, subject: str | None, code: str, severity: str, message: str, data: dict):
+def _record(
+    path: str, subject: str | None, code: str, severity: str, message: str, data: dict[str, Any]
+) -> Record:
     return Record(display_path(path), subject, code, severity, message, None, data)
 
 

@@ -7,7 +7,7 @@ from rich.table import Table
 
 from eagle3_inspect.cli.render.common import findings_table, human_count, print_table
 from eagle3_inspect.commands.scan import ScanReport
-from eagle3_inspect.reader.view import human_bytes
+from eagle3_inspect.units import human_bytes
 
 
 def _fmt(value: float | int | None) -> str:

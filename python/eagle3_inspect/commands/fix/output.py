@@ -19,7 +19,7 @@ from eagle3_inspect.commands.fix.destination import TMP_TAG, discard, hf_repo
 from eagle3_inspect.commands.fix.plan import Plan
 from eagle3_inspect.errors import InvalidCheckpointError
 from eagle3_inspect.reader.checkpoint import Checkpoint
-from eagle3_inspect.reader.writer import owned_tensor, sync_dir, write_safetensors
+from eagle3_inspect.writer import owned_tensor, sync_dir, write_safetensors
 
 INDEX = "model.safetensors.index.json"
 
@@ -80,7 +80,7 @@ def _write_index(src: Checkpoint, tmp: Path, weight_map: dict[str, str]) -> None
     if src.index_path:
         try:
             old = json.loads(Path(src.index_path).read_text(encoding="utf-8"))
-            index["metadata"] = {**(old.get("metadata") or {}), **index["metadata"]}
+            index["metadata"] = {**(old.get("metadata") or {}), "total_size": total}
         except (OSError, ValueError, AttributeError):
             pass
     _write_json(tmp / INDEX, index)

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from eagle3_inspect.commands.report import ClusterSections
+
 SCHEMA = "eagle3-inspect/fix/1"
 
 
@@ -38,7 +40,15 @@ class FixReport:
         """0 fixed / planned / nothing to do, 1 the written copy failed verification, 2 refused."""
         return {"refused": 2, "unverified": 1}.get(self.status, 0)
 
-    def to_dict(self) -> dict[str, Any]:
+    def remote(self) -> dict[str, Any]:
+        """{}: fix reads local checkpoints only."""
+        return {}
+
+    def cluster_sections(self) -> ClusterSections:
+        return []
+
+    def to_dict(self, *, stream: bool = False) -> dict[str, Any]:
+        """The `--json` document (`stream` changes nothing)."""
         return {
             "schema": SCHEMA,
             "source": self.source,

@@ -13,7 +13,7 @@ from eagle3_inspect.layout import detect_layout
 from eagle3_inspect.reader.draft_config import read_draft_config
 from eagle3_inspect.reader.target import TargetInfo
 from eagle3_inspect.reader.tensorinfo import TensorInfo
-from eagle3_inspect.rules.e3 import check_architecture
+from eagle3_inspect.rules.e3 import check_drafter
 from eagle3_inspect.rules.e3.target import check_target
 from eagle3_inspect.rules.en import check_all
 from eagle3_inspect.rules.en.profile import EngineProfile
@@ -30,7 +30,7 @@ def simulate(
 ) -> list[Finding]:
     """The E3, target and EN findings validate would report for these names and this config."""
     layout = detect_layout(tensors, config)
-    found = check_architecture(tensors, config, layout)
+    found = check_drafter(tensors, config, layout)
     if target is not None:
         found += check_target(layout, read_draft_config(config), target)
     found += check_all(profile, tensors, config, target)

@@ -26,7 +26,7 @@ from eagle3_inspect.rules.en.versions import try_parse_version
 
 
 def check_engine(
-    profile: EngineProfile, tensors: Mapping[str, TensorInfo], config: dict | None
+    profile: EngineProfile, tensors: Mapping[str, TensorInfo], config: dict[str, Any] | None
 ) -> list[Finding]:
     """Dropped tensors, random parameters, refused configs, unserved architecture, ignored fields,
     norm-flag mismatches and the fc width for one engine profile. Aux ids and target capture
@@ -73,7 +73,7 @@ def _beyond_checked(profile: EngineProfile) -> list[Finding]:
 def check_all(
     profile: EngineProfile,
     tensors: Mapping[str, TensorInfo],
-    config: dict | None,
+    config: dict[str, Any] | None,
     target: TargetInfo | dict[str, Any] | None = None,
 ) -> list[Finding]:
     """`check_engine` plus aux-id and capture checks against an optional target (its typed

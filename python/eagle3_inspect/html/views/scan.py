@@ -9,10 +9,10 @@ from typing import Protocol
 from eagle3_inspect.findings import Finding
 from eagle3_inspect.html.findings import counts_line, findings_table
 from eagle3_inspect.html.markup import Markup, join, note, section, tag
+from eagle3_inspect.html.views.checkpoint import checkpoint_summary, tensor_table
 from eagle3_inspect.reader.checkpoint import Checkpoint
 from eagle3_inspect.reader.stats import TensorStats
 from eagle3_inspect.reader.tensorinfo import TensorInfo
-from eagle3_inspect.reader.view import checkpoint_summary, tensor_table
 
 
 class ScanReport(Protocol):

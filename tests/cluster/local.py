@@ -1,6 +1,7 @@
 """A simulated Ray cluster on this one machine (`ray.cluster_utils.Cluster`): one node per label,
 one CPU each, no dashboard, each node labelled for the path map. The tests and the fleet benchmark
-start it the same way, so what the benchmark measures is what the tests check."""
+(`benchmarks/ray_bench.py`) start it the same way, so what the benchmark measures is what the
+tests check."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from eagle3_inspect.commands.views.layers import MAX_ROWS, OUTSIDE, chart_rows, layer_group
+from eagle3_inspect.html.views.layers import MAX_ROWS, OUTSIDE, chart_rows, layer_group
 
 
 def test_groups_follow_the_layout_key_grammar():

@@ -8,13 +8,13 @@ import json
 from typing import Any, Protocol
 
 from eagle3_inspect.commands.diff.match import Matching
-from eagle3_inspect.commands.views.layers import chart_rows
 from eagle3_inspect.findings import Finding
 from eagle3_inspect.html.findings import findings_table
 from eagle3_inspect.html.markup import Markup, definitions, join, note, section, table, tag
 from eagle3_inspect.html.plots.diffchart import diff_chart
+from eagle3_inspect.html.views.layers import chart_rows
 from eagle3_inspect.reader.checkpoint import Checkpoint
-from eagle3_inspect.reader.view import number
+from eagle3_inspect.units import number
 
 
 class DiffPair(Protocol):

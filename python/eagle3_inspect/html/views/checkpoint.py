@@ -1,6 +1,6 @@
-"""HTML views of reader facts: the tensor table (with per-tensor statistics and sparkline bars when
-a data pass ran) and a checkpoint's summary. Used by `Checkpoint._repr_html_`, the scan view and
-the HTML report."""
+"""The checkpoint view: the tensor table (with per-tensor statistics and sparkline bars when a data
+pass ran) and a checkpoint's summary. Used by `Checkpoint._repr_html_`, the scan view and the
+HTML report."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from eagle3_inspect.html.page import fragment
 from eagle3_inspect.reader.dtypes import FLOAT_DTYPES
 from eagle3_inspect.reader.stats import TensorStats
 from eagle3_inspect.reader.tensorinfo import TensorInfo
+from eagle3_inspect.units import human_bytes, number, shape_text
 
 # A notebook view lists this many tensors and says how many more there are.
 NOTEBOOK_ROWS = 200
@@ -31,28 +32,6 @@ STATS_HEADERS = (
     "|max|",
     "L2",
 )
-
-
-def number(value: float | int | None) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, int):
-        return f"{value:,}"
-    return f"{value:.4g}"
-
-
-def human_bytes(n: int) -> str:
-    """A byte count for people (B, KiB, ... TiB), for the rich and the HTML views alike."""
-    size = float(n)
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if size < 1024 or unit == "TiB":
-            return f"{n} B" if unit == "B" else f"{size:.2f} {unit}"
-        size /= 1024
-    return f"{n} B"
-
-
-def shape_text(shape: Sequence[int]) -> str:
-    return "[" + ", ".join(str(d) for d in shape) + "]"
 
 
 def _plain_row(t: TensorInfo) -> list[object]:

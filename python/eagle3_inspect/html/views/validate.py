@@ -29,7 +29,7 @@ FLAGS = (
 
 
 class ValidateReport(Protocol):
-    """What the view reads of `commands.validate.Report`."""
+    """What the view reads of `commands.validate.ValidateReport`."""
 
     path: str
     layout: Layout
