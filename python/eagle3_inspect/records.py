@@ -69,6 +69,8 @@ class Shape:
     def __init__(self, fields: Iterable[tuple[str, Kind, bool]]) -> None:
         self.fields = tuple(fields)
         self._names = tuple(name for name, _, _ in self.fields)
+        if len(self._names) < 2:  # attrgetter of one name returns the value, not a tuple
+            raise ValueError("a record shape has two fields or more")
         self._get = attrgetter(*self._names)
         # Only the fields that need it are touched after the C-speed zip (a report may hold a
         # record per tensor of a million-tensor header).
