@@ -5,53 +5,14 @@ changes, and each side's file errors."""
 from __future__ import annotations
 
 import json
-from typing import Any, Protocol
+from typing import Any
 
-from eagle3_inspect.commands.diff.match import Matching
-from eagle3_inspect.findings import Finding
+from eagle3_inspect.commands.diff.report import DiffReport, PairResult
 from eagle3_inspect.html.findings import findings_table
 from eagle3_inspect.html.markup import Markup, definitions, join, note, section, table, tag
 from eagle3_inspect.html.plots.diffchart import diff_chart
 from eagle3_inspect.html.views.layers import chart_rows
-from eagle3_inspect.reader.checkpoint import Checkpoint
 from eagle3_inspect.units import number
-
-
-class DiffPair(Protocol):
-    """What the view reads of `commands.diff.report.PairResult`."""
-
-    name: str
-    name_b: str
-    dtype: tuple[str, str]
-    shape: tuple[tuple[int, ...] | None, tuple[int, ...] | None]
-    status: str | None
-    metrics: dict[str, Any] | None
-
-
-class DiffReport(Protocol):
-    """What the view reads of `commands.diff.report.DiffReport`."""
-
-    a: Checkpoint
-    b: Checkpoint
-    matching: Matching
-    pairs: list[Any]
-    metadata: dict[str, Any]
-    config: dict[str, Any]
-    vocab: dict[str, Any] | None
-    structure_only: bool
-    notes: list[str]
-
-    @property
-    def ok(self) -> bool: ...
-    @property
-    def added(self) -> list[str]: ...
-    @property
-    def removed(self) -> list[str]: ...
-    @property
-    def changed(self) -> list[Any]: ...
-    def counts(self) -> dict[str, int]: ...
-    def verdict(self) -> str: ...
-    def file_errors(self) -> dict[str, list[Finding]]: ...
 
 
 def diff_view(report: DiffReport, *, plots: bool) -> Markup:
@@ -96,7 +57,7 @@ def _chart(report: DiffReport, plots: bool) -> Markup:
     return diff_chart(rows, caption + ".")
 
 
-def _changed(pairs: list[DiffPair]) -> Markup:
+def _changed(pairs: list[PairResult]) -> Markup:
     if not pairs:
         return note("No tensor changed.")
     headers = (

@@ -3,26 +3,10 @@ sparkline bars for NaN/Inf, zeros and |max| when the scan read the data)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Protocol
-
-from eagle3_inspect.findings import Finding
+from eagle3_inspect.commands.scan import ScanReport
 from eagle3_inspect.html.findings import counts_line, findings_table
 from eagle3_inspect.html.markup import Markup, join, note, section, tag
 from eagle3_inspect.html.views.checkpoint import checkpoint_summary, tensor_table
-from eagle3_inspect.reader.checkpoint import Checkpoint
-from eagle3_inspect.reader.stats import TensorStats
-from eagle3_inspect.reader.tensorinfo import TensorInfo
-
-
-class ScanReport(Protocol):
-    """What the view reads of `commands.scan.ScanReport`."""
-
-    checkpoint: Checkpoint
-    tensors: list[TensorInfo]
-    findings: list[Finding]
-    filter: str | None
-    stats: Mapping[str, TensorStats] | None
 
 
 def scan_view(report: ScanReport) -> Markup:

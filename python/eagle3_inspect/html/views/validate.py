@@ -3,14 +3,12 @@ drafter layout, and the d2t mapping (plotted when matplotlib is there)."""
 
 from __future__ import annotations
 
-from typing import Protocol
-
-from eagle3_inspect.findings import Finding, Severity, count_by_severity
+from eagle3_inspect.commands.validate import ValidateReport
+from eagle3_inspect.findings import count_by_severity
 from eagle3_inspect.html.findings import counts_line, findings_table
 from eagle3_inspect.html.markup import Markup, definitions, join, note, section, table, tag
 from eagle3_inspect.html.plots.d2t import d2t_plot
 from eagle3_inspect.layout import Layout
-from eagle3_inspect.reader.target import TargetInfo
 from eagle3_inspect.reader.vocab import VocabMapping
 
 DIMS = ("H", "Ht", "K", "fc_in", "Vd", "Vt", "heads", "kv_heads", "head_dim", "intermediate")
@@ -26,21 +24,6 @@ FLAGS = (
     "has_d2t",
     "has_t2d",
 )
-
-
-class ValidateReport(Protocol):
-    """What the view reads of `commands.validate.ValidateReport`."""
-
-    path: str
-    layout: Layout
-    findings: list[Finding]
-    engines: list[str]
-    target: TargetInfo | None
-    vocab: VocabMapping | None
-    fail_on: Severity
-
-    @property
-    def ok(self) -> bool: ...
 
 
 def verdict(ok: bool) -> Markup:
