@@ -1,10 +1,13 @@
 """Writing a planned `fix`: shard by shard into a temp directory beside DST (same file names, so
 the shard layout is kept), a fresh index, the rewritten config.json, side files copied byte for
-byte; every file and the directory fsynced. A failure or an interrupt removes the directory (a
-kill leaves it, and the next run removes it: see `destination`)."""
+byte; every file and the directory fsynced. What fix writes gets the modes any new file gets under
+the user's umask (755 / 644 under umask 022), not the temp directory's private 700 / 600: a
+serving process running as another user must be able to load it. A failure or an interrupt
+removes the directory (a kill leaves it, and the next run removes it: see `destination`)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -30,6 +33,27 @@ def _fsync_file(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it where Linux shows it (`os.umask` can only
+    be read by setting it, which races with other threads creating files)."""
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _as_user_creates(tmp: Path, written: set[str]) -> None:
+    """Gives `tmp` and the files fix wrote in it (names in `written`) the modes a new directory
+    and file get under the umask; copied side files keep their source's mode, as `cp -p` does."""
+    mask = _umask()
+    os.chmod(tmp, 0o777 & ~mask)
+    for name in written:
+        os.chmod(tmp / name, 0o666 & ~mask)
 
 
 def _shards(src: Checkpoint, plan: Plan) -> dict[str, list[tuple[str, str, str]]]:
@@ -136,15 +160,19 @@ def stage(src: Checkpoint, plan: Plan, dst: Path) -> tuple[Path, list[str]]:
     tmp = Path(tempfile.mkdtemp(prefix=f".{dst.name}{TMP_TAG}", dir=dst.parent))
     try:
         weight_map = _write_shards(src, plan, tmp)
+        written = set(weight_map.values())
         if src.index_path or len(set(weight_map.values())) > 1:
             _write_index(src, tmp, weight_map)
+            written.add(INDEX)
         if plan.config is not None:
+            written.add("config.json")
             if any(plan.config_changes.values()) or not src.config_path:
                 _write_json(tmp / "config.json", plan.config)
             else:
                 shutil.copy2(src.config_path, tmp / "config.json")
                 _fsync_file(tmp / "config.json")
         side = _copy_side_files(src, tmp, set(weight_map.values()))
+        _as_user_creates(tmp, written)
         sync_dir(tmp)
     except BaseException:
         discard(tmp)
