@@ -241,8 +241,9 @@ def fix(
 ) -> int:
     """Write SRC as the drafter ENGINE loads as trained, into --out, verified by validate and
     diff before it is declared done. Exit 0 fixed (or planned, or nothing to do), 1 the written
-    copy failed verification (discarded), 2 refused or could not run. --format html is not
-    offered (validate --html / diff --html on DST are)."""
+    copy failed verification (discarded) or an error no conversion can fix remains (NOT
+    SERVABLE: EN006), 2 refused or could not run. --format html is not offered (validate
+    --html / diff --html on DST are)."""
     from eagle3_inspect.commands.fix import fix as run_fix
 
     fmt = chosen_format(output)

@@ -7,7 +7,7 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
-from eagle3_inspect.cli.render.fix_records import VERDICT, change_subject, change_text
+from eagle3_inspect.cli.render.fix_records import change_subject, change_text, verdict
 from eagle3_inspect.commands.fix import FixReport
 
 # Renames beyond this many are folded into one line (--format json / jsonl / concise list all).
@@ -15,9 +15,9 @@ FOLD_AFTER = 6
 COLOUR = {"fixed": "green", "planned": "cyan", "nothing-to-do": "green"}
 
 
-def _verdict(status: str) -> str:
-    label, what = VERDICT[status]
-    colour = COLOUR.get(status, "red")
+def _verdict(report: FixReport) -> str:
+    label, what = verdict(report)
+    colour = "red" if report.blocked else COLOUR.get(report.status, "red")
     return f"[{colour}]{label}[/{colour}]: {what}"
 
 
@@ -70,4 +70,4 @@ def render_fix(report: FixReport, console: Console) -> None:
         )
         for problem in dif["problems"]:
             console.print(f"    {escape(problem)}")
-    console.print("\n" + _verdict(report.status))
+    console.print("\n" + _verdict(report))

@@ -28,6 +28,22 @@ VERDICT = {
 }
 
 
+def verdict(report: FixReport) -> tuple[str, str]:
+    """The summary's label and what happened; a blocked report says which findings no
+    conversion can fix and what must change instead (another engine version, or retraining)."""
+    label, what = VERDICT[report.status]
+    if not report.blocked:
+        return label, what
+    codes = ", ".join(sorted({str(f["code"]) for f in report.expected}))
+    instead = report.suggestion or "retrain the drafter for a target this engine can serve"
+    written = "written, but " if report.status == "fixed" else ""
+    return (
+        "NOT SERVABLE",
+        f"{written}{report.engine} still fails on {codes}, which no conversion can fix: {instead}"
+        + ("" if report.status == "fixed" else "; nothing written"),
+    )
+
+
 def change_subject(change: dict[str, Any]) -> str | None:
     """What a change is about: the tensor, `config:KEY`, or None for d2t/t2d re-encodings."""
     kind = change["kind"]
@@ -112,7 +128,7 @@ def _counts(report: FixReport) -> str:
 
 
 def fix_summary(report: FixReport) -> str:
-    label, what = VERDICT[report.status]
+    label, what = verdict(report)
     src, dst = display_path(report.source), display_path(report.destination)
     parts = [f"{label}: {src} -> {dst} for {report.engine}"]
     if report.refusal:
