@@ -48,11 +48,16 @@ def emit_report(report: CommandReport, fmt: str, html_file: str | None = None) -
     elif fmt == "html":
         click.echo(html_renderer()(report))
     elif fmt == "jsonl":
+        for obj in face.listing_objects(report) if face.listing_objects else ():
+            click.echo(encode_record(obj))
         for r in face.records(report):
             click.echo(encode_record(r.data))
         if face.summary_object is not None:
             click.echo(encode_record(face.summary_object(report)))
     else:
+        if fmt == "concise" and face.listing_lines is not None:
+            for line in face.listing_lines(report):
+                echo(line)
         for r in face.records(report):
             annotate = fmt == "github" and (face.notices or r.severity != "info")
             echo(github_line(r) if annotate else concise_line(r))

@@ -109,7 +109,11 @@ def tensor_filter(command: F) -> F:
 def scan_passes(command: F) -> F:
     """scan's data passes: headers only unless `--stats` or `--hash`."""
     command = click.option(
-        "--hash", "with_hash", is_flag=True, help="Content hash per tensor (xxh3-128 tree)."
+        "--hash",
+        "with_hash",
+        is_flag=True,
+        help="Content hash per tensor (xxh3-128 tree). Computed in the statistics pass, so it "
+        "implies --stats (one read of all data gives both).",
     )(command)
     return click.option(
         "--stats", "with_stats", is_flag=True, help="Per-tensor statistics (reads all data)."

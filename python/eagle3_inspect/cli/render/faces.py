@@ -7,7 +7,7 @@ modules (which import numpy)."""
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +38,9 @@ class Face:
     summary_object: Callable[[Any], dict[str, Any]] | None = None
     # github: info records as `::notice` annotations (else as plain concise lines).
     notices: bool = True
+    # What the report lists, before its records: concise lines and jsonl objects (scan's tensors).
+    listing_lines: Callable[[Any], Iterable[str]] | None = None
+    listing_objects: Callable[[Any], Iterable[dict[str, Any]]] | None = None
 
 
 def _scan_summary(report: Any) -> str:
@@ -56,6 +59,9 @@ FACES: dict[str, Face] = {
         records=lambda r: finding_records(r.findings, r.checkpoint.path),
         summary=_scan_summary,
         full=_later("scan", "render_scan"),
+        summary_object=_later("scan_records", "scan_summary_object"),
+        listing_lines=_later("scan_records", "tensor_lines"),
+        listing_objects=_later("scan_records", "tensor_objects"),
     ),
     "ValidateReport": Face(
         records=lambda r: finding_records(r.findings, r.path),
