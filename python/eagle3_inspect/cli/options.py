@@ -27,7 +27,7 @@ FORMATS = ("full", "concise", "json", "jsonl", "github", "html")
 # --threads: 1 up to the documented maximum (a typo like 100000 is refused at once).
 THREADS = click.IntRange(min=1, max=MAX_THREADS)
 ALL_CORES = "Worker threads (default: all cores)."
-FILTER_HELP = "Only tensors whose name matches GLOB."
+FILTER_HELP = "Only tensors whose name matches GLOB (matching none is an error, exit 2)."
 TARGET_HELP = (
     "Target model directory, config.json, index, hf:// model or https:// URL (headers and "
     "config only)."

@@ -11,6 +11,7 @@ from operator import attrgetter
 from typing import Any
 
 from eagle3_inspect.commands.report import ClusterSections
+from eagle3_inspect.commands.tensor_filter import require_match
 from eagle3_inspect.findings import Finding, count_by_severity
 from eagle3_inspect.jsontext import EncodedRecords
 from eagle3_inspect.reader.checkpoint import Checkpoint
@@ -159,6 +160,7 @@ def scan(
     or a ClusterSession) the files are read on the Ray nodes that hold them (`cluster/`)."""
     ckpt = open_checkpoint(path, ray=ray, ray_path_map=ray_path_map)
     tensors = select(ckpt.tensors, filter)
+    require_match(filter, len(tensors), ckpt.path)
     report = ScanReport(ckpt, tensors, list(ckpt.findings), filter)
     if stats or hashes:
         readable = [t.name for t in tensors if t.name not in ckpt.unreadable]

@@ -11,6 +11,7 @@ from eagle3_inspect.commands.diff.config import config_diff, key_path_diff
 from eagle3_inspect.commands.diff.match import Matching, match_names, select
 from eagle3_inspect.commands.diff.report import DiffReport, PairResult
 from eagle3_inspect.commands.diff.vocab import compare_vocab
+from eagle3_inspect.commands.tensor_filter import require_match
 from eagle3_inspect.reader.checkpoint import Checkpoint
 from eagle3_inspect.reader.compare import content_hashes, diff_pairs
 from eagle3_inspect.reader.opening import PathMap, RayOption, connect, open_checkpoint
@@ -79,6 +80,7 @@ def diff(
     cb = open_checkpoint(b, ray=session, ray_path_map=ray_path_map)
     names_a = select(_all_names(ca), filter)
     names_b = select(_all_names(cb), filter)
+    require_match(filter, len(names_a) + len(names_b), ca.path, cb.path)
 
     def hashes(side: str, names: list[str]) -> dict[str, str]:
         ckpt = ca if side == "a" else cb
