@@ -220,7 +220,14 @@ def validate(
 @main.command()
 @click.argument("src", type=click.Path(path_type=str))
 @options.engine(required=True)
-@click.option("--out", "out", required=True, type=click.Path(path_type=str), help="DST directory.")
+@click.option(
+    "--out",
+    "out",
+    required=True,
+    type=click.Path(path_type=str),
+    callback=options.writable_path,
+    help="DST directory (a new local path; its parent must exist).",
+)
 @options.target("Target model directory, config.json or index (aux ids, capture, cross-checks).")
 @click.option("--dry-run", is_flag=True, help="Print the plan; write nothing.")
 @click.option("--force", is_flag=True, help="Replace an existing DST.")

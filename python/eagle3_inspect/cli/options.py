@@ -57,6 +57,29 @@ def _grouped(name: str, build: Callable[..., Any], *options: Decorator) -> Decor
 # --- output: --format, --json, --html ----------------------------------------------------------
 
 
+def writable_path(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """An output path (`--html`, `--out`, `--resume`) checked when the command line is parsed,
+    before any work: local, its directory existing and writable, not itself a directory (for a
+    file). A bad one is a usage error naming the flag; it used to be found after the data pass,
+    as a bare "[Errno 2]" that also lost the report on stdout."""
+    if value is None:
+        return None
+    import os
+
+    flag = f"--{(param.name or '').replace('_', '-')}" if param.name else "output"
+    flag = {"--html-file": "--html"}.get(flag, flag)
+    if "://" in value:
+        raise click.BadParameter(f"{value}: writes a local path, not a URL", param_hint=flag)
+    parent = os.path.dirname(os.path.abspath(value))
+    if not os.path.isdir(parent):
+        raise click.BadParameter(f"{value}: no such directory {parent}", param_hint=flag)
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise click.BadParameter(f"{value}: directory {parent} is not writable", param_hint=flag)
+    if flag != "--out" and os.path.isdir(value):
+        raise click.BadParameter(f"{value}: is a directory", param_hint=flag)
+    return value
+
+
 @dataclass(frozen=True)
 class Output:
     """What was asked for: `--format` (None: the default for where stdout goes), its `--json`
@@ -86,6 +109,7 @@ def output(json_schema: str, *, html: bool = True) -> Decorator:
                 "--html",
                 "html_file",
                 type=click.Path(dir_okay=False, writable=True, path_type=str),
+                callback=writable_path,
                 metavar="FILE",
                 help="Also write a self-contained HTML report to FILE.",
             )
@@ -255,6 +279,7 @@ many: Decorator = _grouped(
         "--resume",
         "resume",
         type=click.Path(dir_okay=False, path_type=str),
+        callback=writable_path,
         metavar="OUT.jsonl",
         help="Append the reports to OUT.jsonl, skipping checkpoints it already has.",
     ),
