@@ -16,6 +16,7 @@ import click
 from eagle3_inspect import __version__
 from eagle3_inspect.cli import options
 from eagle3_inspect.cli.audit import is_audit, run_audit
+from eagle3_inspect.cli.broken_pipe import printing, quiet_exit
 from eagle3_inspect.cli.emit import emit_report, emit_rules
 from eagle3_inspect.cli.formats import (
     FIX_HTML,
@@ -50,6 +51,9 @@ def guarded(command: Callable[..., int]) -> Callable[..., None]:
             # them form cycles: the collector would only walk them again and again.
             with paused_gc():
                 code = command(*args, **kwargs)
+        except BrokenPipeError:
+            # Lines printed as work goes (many checkpoints): some had findings, or it stopped.
+            quiet_exit(EXIT_FINDINGS)
         except (InspectError, OSError, ValueError, FormatError) as exc:
             fail(str(exc))
         except KeyboardInterrupt:
@@ -68,7 +72,8 @@ def print_report(
     fmt = report_format(output)
     with progress_for(label, fmt) as progress:
         report = run(progress)
-    emit_report(report, fmt, output.html_file)
+    with printing(report.exit_code):
+        emit_report(report, fmt, output.html_file)
     return finish(report.exit_code)
 
 
@@ -173,7 +178,8 @@ def rules(code: str | None, output: Output) -> int:
             chosen = [rule(code)]
         except KeyError:
             fail(f"unknown rule code {code!r}; `eagle3-inspect rules` lists them")
-    emit_rules(chosen, fmt, single=code is not None)
+    with printing(EXIT_CLEAN):
+        emit_rules(chosen, fmt, single=code is not None)
     return EXIT_CLEAN
 
 
@@ -266,7 +272,8 @@ def fix(
         drop_unused=drop_unused,
         threads=threads,
     )
-    emit_report(report, fmt)
+    with printing(report.exit_code):
+        emit_report(report, fmt)
     if report.refusal:
         click.echo(
             f"eagle3-inspect: refused: {report.refusal['code']}: {report.refusal['reason']}",
