@@ -173,16 +173,34 @@ def tolerances(command: F) -> F:
 # --- what a drafter is checked against ---------------------------------------------------------
 
 
+ENGINE_SPEC = (
+    "NAME is sglang, vllm, trtllm or speculators; bare NAME is its newest known version, a "
+    "partial VERSION (sglang@0.5) the newest known with that prefix."
+)
+
+
+def _joined(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> str | None:
+    """Repeated `--engine` accumulate: `--engine a --engine b` is `a,b`."""
+    return ",".join(value) if value else None
+
+
 def engine(*, required: bool = False) -> Decorator:
-    """`--engine`: any profile spec for validate, one version for fix (`required`)."""
+    """`--engine`: profile specs for validate (repeatable, or comma-separated, or `all`), one
+    version for fix (`required`); both parsed by `rules.en.resolve_engines`."""
     if required:
         return click.option(
-            "--engine", required=True, metavar="NAME@VERSION", help="The engine version to fix for."
+            "--engine",
+            required=True,
+            metavar="NAME[@VERSION]",
+            help=f"The one engine version to fix for. {ENGINE_SPEC}",
         )
     return click.option(
         "--engine",
+        multiple=True,
+        callback=_joined,
         metavar="NAME[@VERSION]",
-        help="Check against an engine profile: sglang, vllm, trtllm, speculators or all.",
+        help=f"Check against an engine profile; repeatable or comma-separated, `all` for every "
+        f"engine. {ENGINE_SPEC}",
     )
 
 

@@ -9,7 +9,8 @@ from eagle3_inspect.commands.validate import ValidateReport, validate
 from eagle3_inspect.errors import DrafterNotServable
 from eagle3_inspect.findings import Severity
 
-DEFAULT_ENGINE = "sglang@0.5.12"
+# A bare name: the newest known version, as everywhere an engine is named (`rules.en.loader`).
+DEFAULT_ENGINE = "sglang"
 
 
 def require_servable(
