@@ -7,10 +7,11 @@ records as dicts with string keys (typed below), a per-tensor table as a dict of
 from collections.abc import Callable, Sequence
 from typing import Any, Literal, TypedDict
 
-from typing_extensions import Buffer
-
 VERSION: str
 MAX_THREADS: int
+
+def kernel_level() -> str:
+    """The widest vector kernels this CPU runs: "avx512", "avx2" or "portable" (run-time check)."""
 
 ProgressCallback = Callable[[int, int], Any]
 # A shape's native form (`records.Shape.native`): per field `"key": ` text, attribute, kind,
@@ -129,11 +130,14 @@ class PairDiff(TypedDict):
     mismatched: int | None
     nonfinite_mismatched: int | None
 
-class TensorBuffer(Buffer):
-    """Read-only buffer (format "B") over one tensor's bytes in the memory map."""
+class TensorBuffer:
+    """One tensor's bytes in the memory map, as numpy's array interface: `np.asarray(buffer)`
+    is a read-only uint8 view (no copy) that keeps the map alive. No buffer protocol: the
+    extension is built for the Python 3.10 limited API (abi3), which lacks it."""
 
     def __len__(self) -> int: ...
-    def __buffer__(self, flags: int, /) -> memoryview: ...
+    @property
+    def __array_interface__(self) -> dict[str, Any]: ...
 
 class NativeCheckpoint:
     """An opened checkpoint (headers only; the GIL is released while opening)."""

@@ -18,6 +18,7 @@ from eagle3_inspect.cli.render.github import github_line
 from eagle3_inspect.commands.report import CommandReport
 from eagle3_inspect.jsontext import encode_record
 from eagle3_inspect.registry import Rule
+from eagle3_inspect.version import PRODUCER
 
 
 def echo(text: str) -> None:
@@ -69,7 +70,13 @@ def emit_rules(rules: list[Rule], fmt: str, single: bool) -> None:
         if single:
             emit_json(rules[0].to_dict())
         else:
-            emit_json({"schema": "eagle3-inspect/rules/1", "rules": [r.to_dict() for r in rules]})
+            emit_json(
+                {
+                    "schema": "eagle3-inspect/rules/1",
+                    "producer": PRODUCER,
+                    "rules": [r.to_dict() for r in rules],
+                }
+            )
     elif fmt == "jsonl":
         for r in rules:
             click.echo(encode_record({"schema": "eagle3-inspect/rule/1", **r.to_dict()}))

@@ -16,6 +16,7 @@ from typing import Any
 from eagle3_inspect.commands.scan import scan
 from eagle3_inspect.errors import InspectError
 from eagle3_inspect.reader.opening import PathMap, RayOption, connect
+from eagle3_inspect.version import PRODUCER
 
 SUMMARY_SCHEMA = "eagle3-inspect/audit-summary/1"
 ERROR_SCHEMA = "eagle3-inspect/scan-error/1"
@@ -96,6 +97,7 @@ def audit(
         _on_cluster(todo, session, options, done)
     summary = {
         "schema": SUMMARY_SCHEMA,
+        "producer": PRODUCER,
         "checkpoints": len(paths),
         "scanned": len(todo),
         "skipped": len(paths) - len(todo),

@@ -33,6 +33,7 @@ from eagle3_inspect.reader.vocab import VocabMapping
 from eagle3_inspect.rules.e3 import check_drafter
 from eagle3_inspect.rules.e3.target import check_target
 from eagle3_inspect.rules.num import check_numbers
+from eagle3_inspect.version import PRODUCER
 
 SCHEMA = "eagle3-inspect/validate/1"
 # E3033 is the version-less "layers.N keys under an SGLang config" warning; with an engine
@@ -84,6 +85,7 @@ class ValidateReport:
         findings = findings_json(self.findings, stream=stream)
         doc = {
             "schema": SCHEMA,
+            "producer": PRODUCER,
             "path": self.path,
             "ok": self.ok,
             "fail_on": self.fail_on.value,

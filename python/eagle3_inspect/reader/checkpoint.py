@@ -174,7 +174,12 @@ class Checkpoint:
     def raw_bytes(self, name: str) -> memoryview:
         """The tensor's bytes as a read-only memoryview of the map (no copy); for a checkpoint
         opened with `from_source`, of the bytes read once for this call."""
-        return memoryview(self._native.buffer(name))
+        import numpy as np
+
+        # The native buffer speaks numpy's array interface (the 3.10 limited API has no buffer
+        # protocol); the uint8 array is the memoryview's exporter and keeps the map alive.
+        view: memoryview = np.asarray(self._native.buffer(name)).data
+        return view
 
     def tensor(self, name: str) -> np.ndarray:
         """The tensor as a numpy array: a zero-copy read-only view of the map where numpy has the
@@ -193,12 +198,12 @@ class Checkpoint:
         assert info is not None
         dtype = numpy_dtype(info.dtype)
         try:
-            # Through a memoryview: numpy's stubs know the built-in buffer types only.
-            data = memoryview(buffer)
+            # A read-only uint8 view of the bytes (numpy's array interface, no copy), its base
+            # the native buffer, which keeps the map alive.
+            raw = np.asarray(buffer)
             if info.dtype in PACKED:
-                raw = np.frombuffer(data, dtype=np.uint8)
                 return unpack_codes(info.dtype, raw, info.numel).view(dtype).reshape(info.shape)
-            return np.frombuffer(data, dtype=dtype).reshape(info.shape)
+            return raw.view(dtype).reshape(info.shape)
         except ValueError as exc:
             # Legal in the format, beyond numpy: a dimension over 2**63-1 or more than 64 of them.
             raise TensorUnreadableError(

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from eagle3_inspect.commands.fix.config import Refusal
+from eagle3_inspect.commands.fix.contract import verifier_name
 from eagle3_inspect.commands.fix.destination import (
     check_destination,
     claimed,
@@ -17,7 +18,7 @@ from eagle3_inspect.commands.fix.destination import (
     remove_stale,
 )
 from eagle3_inspect.commands.fix.output import stage
-from eagle3_inspect.commands.fix.plan import Plan, make_plan
+from eagle3_inspect.commands.fix.plan import Plan, Verifier, make_plan
 from eagle3_inspect.commands.fix.report import SCHEMA, FixReport
 from eagle3_inspect.commands.fix.verify import verify
 from eagle3_inspect.errors import InvalidArgumentError
@@ -50,12 +51,15 @@ def fix(
     force: bool = False,
     drop_unused: bool = False,
     threads: int | None = None,
+    verifier: str | None = None,
 ) -> FixReport:
     """Plans, writes and verifies SRC converted for `engine` ("sglang@0.5.11") into `out`.
     Raises for paths that cannot be used (missing SRC, existing DST without `force`, DST
     overlapping SRC), `BlockingIOError` while another run writes the same DST, and
     `FileExistsError` when DST appears during the run (without `force`; it is left as it is);
-    a drafter that cannot be fixed without guessing is `status="refused"`."""
+    a drafter that cannot be fixed without guessing is `status="refused"`. `verifier` names
+    the verifier speculators loads (`speculators_config.verifier.name_or_path`; default: the
+    `target`'s directory or Hub id)."""
     profile = _profile(engine)
     if is_remote(src):
         # The writer copies tensors from local maps, and DST must be checked against SRC's files.
@@ -75,7 +79,8 @@ def fix(
     )
     check_destination(ckpt, dst, force)
     try:
-        plan = make_plan(profile, ckpt, target_info, drop_unused)
+        chosen = Verifier(verifier, True) if verifier else Verifier(verifier_name(target))
+        plan = make_plan(profile, ckpt, target_info, drop_unused, chosen)
     except Refusal as refusal:
         report.status = "refused"
         report.refusal = {"code": refusal.code, "reason": refusal.reason}
