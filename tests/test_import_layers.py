@@ -29,6 +29,8 @@ LAYERS = {
     "registry": 1,
     "units": 1,
     "version": 1,
+    "echo": 1,
+    "writing": 1,
     "reader": 2,
     "cluster": 2,
     "writer": 2,

@@ -161,6 +161,8 @@ class NativeCheckpoint:
     @property
     def root(self) -> str: ...
     @property
+    def boundary(self) -> str: ...
+    @property
     def index_path(self) -> str | None: ...
     @property
     def config(self) -> ConfigText | None: ...
@@ -255,13 +257,39 @@ def emitted_codes() -> list[tuple[str, str]]:
     """`[(code, severity)]` of every code the Rust core can emit (its `Code`, generated from
     the registry's codes.toml when it was built)."""
 
+MAX_JSON_DEPTH: int
+MAX_SHARDS: int
+
 def read_config_text(path: str) -> str: ...
+def resolves_inside(path: str, boundary: str) -> bool: ...
+def json_nesting(data: bytes) -> int: ...
+def json_complete(data: bytes) -> bool: ...
 def changed_tensors(checkpoint: NativeCheckpoint, names: list[str]) -> list[NativeFinding]: ...
 def check_threads(threads: int | None = None) -> None: ...
+
+class WrittenTensorRecord(TypedDict):
+    """One tensor `write_safetensors` wrote: `problem` is None when the bytes read back under
+    `name` are the source's."""
+
+    name: str
+    source_file: str | None
+    source_name: str | None
+    problem: str | None
+
+class WrittenFileRecord(TypedDict):
+    """What `write_safetensors` wrote: the file's size, its tensors, and the statistics columns
+    (with `name`) of the bytes read back, as `tensor_stats` gives them."""
+
+    size: int
+    tensors: list[WrittenTensorRecord]
+    stats: StatsColumns
+
 def write_safetensors(
     dest: str,
     copied: list[tuple[str, str, str]],
     owned: list[tuple[str, str, list[int], bytes]],
     metadata: dict[str, str] | None = None,
-) -> int: ...
+    *,
+    threads: int | None = None,
+) -> WrittenFileRecord: ...
 def sync_dir(path: str) -> None: ...

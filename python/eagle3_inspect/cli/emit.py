@@ -37,8 +37,10 @@ def emit_report(report: CommandReport, fmt: str, html_file: str | None = None) -
 
     face = face_of(report)
     if html_file is not None:
-        with open(html_file, "w", encoding="utf-8") as out:
-            out.write(html_renderer()(report))
+        from eagle3_inspect.writing import check_html_target, write_replacing
+
+        check_html_target(html_file)  # again: the work took a while
+        write_replacing(html_file, html_renderer()(report))
     if fmt == "json":
         # Per-tensor lists come as record iterators: no million row dicts held at once.
         emit_json(report.to_dict(stream=True))

@@ -33,8 +33,10 @@ EXIT_CLEAN, EXIT_FINDINGS, EXIT_CANNOT_RUN = 0, 1, 2
 
 
 def fail(message: str) -> None:
-    """One line on stderr, exit 2, no traceback."""
-    click.echo(f"eagle3-inspect: error: {message}", err=True)
+    """One line on stderr (clipped: an error may quote untrusted input), exit 2, no traceback."""
+    from eagle3_inspect.echo import clip
+
+    click.echo(f"eagle3-inspect: error: {clip(message)}", err=True)
     sys.exit(EXIT_CANNOT_RUN)
 
 

@@ -55,7 +55,17 @@ mod _native {
     #[pymodule_export]
     use crate::floor::sum_words;
     #[pymodule_export]
-    use crate::io::{changed_tensors, check_threads, read_config_text};
+    use crate::io::{
+        changed_tensors, check_threads, json_complete, json_nesting, read_config_text,
+        resolves_inside,
+    };
+
+    /// The deepest JSON nesting accepted in any file or answer read (config, index, model info).
+    #[pymodule_export]
+    const MAX_JSON_DEPTH: usize = eagle3_inspect_core::json_depth::MAX_JSON_DEPTH;
+    /// The most shard files one checkpoint may have (local or remote).
+    #[pymodule_export]
+    const MAX_SHARDS: usize = eagle3_inspect_core::checkpoint::MAX_SHARDS;
 
     /// The most worker threads `threads=` / `--threads` accepts.
     #[pymodule_export]

@@ -1,6 +1,8 @@
 """`fix`: write the drafter that a named engine version loads as trained, verified before it is
 declared done. `plan` decides (from validate's own checks), `output` writes atomically beside
-DST, `verify` re-validates and diffs the written copy before it is renamed into place."""
+DST (reading every written tensor back and comparing it with its source as it goes), `verify`
+re-validates the written copy and checks it against the plan before it is renamed into place:
+one read of SRC and one write of DST in all."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from eagle3_inspect.commands.fix.destination import (
     discard,
     remove_stale,
 )
-from eagle3_inspect.commands.fix.output import stage
+from eagle3_inspect.commands.fix.output import side_file_steps, stage
 from eagle3_inspect.commands.fix.plan import Plan, Verifier, make_plan
 from eagle3_inspect.commands.fix.report import SCHEMA, FixReport
 from eagle3_inspect.commands.fix.verify import verify
@@ -78,6 +80,7 @@ def fix(
         target=None if target is None else os.fspath(target),
     )
     check_destination(ckpt, dst, force)
+    side_file_steps(ckpt)  # a link leaving SRC is refused before any work, dry run or not
     try:
         chosen = Verifier(verifier, True) if verifier else Verifier(verifier_name(target))
         plan = make_plan(profile, ckpt, target_info, drop_unused, chosen)
@@ -114,12 +117,11 @@ def _write_verified(
 ) -> None:
     """Stages, verifies and (if verified) renames into place; the staging directory is gone
     afterwards whatever happens (exception, Ctrl-C, a DST that appeared meanwhile)."""
-    tmp, report.side_files = stage(ckpt, plan, dst)
+    tmp, report.side_files, written = stage(ckpt, plan, dst, threads)
     committed = False
     try:
-        report.verification = verify(
-            ckpt, tmp, plan, engine, None if target is None else os.fspath(target), threads
-        )
+        target_path = None if target is None else os.fspath(target)
+        report.verification = verify(ckpt, tmp, plan, engine, target_path, threads, written)
         if not report.verification["ok"]:
             report.status = "unverified"
             return
