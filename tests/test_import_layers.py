@@ -2,7 +2,7 @@
 
 faces (cli, html, the top-level API) -> commands (scan, validate, diff, fix) -> rules -> layout
 (the drafter architecture) -> reader (Checkpoint, stats, vocab, configs; cluster/, its Ray-backed
-twin; writer, fix's one write path) -> base (findings, errors, registry, records, units) ->
+twin; writer, fix's one write path) -> base (findings, errors, registry, records, units, version) ->
 _native. `synthetic` (test and demo data) sits beside the reader and needs only the base.
 Every import counts: module level, inside functions and under `if TYPE_CHECKING:`, with one
 exception: a notebook hook (`_repr_html_`, called by Jupyter, never by the package) imports its
@@ -28,6 +28,9 @@ LAYERS = {
     "records": 1,
     "registry": 1,
     "units": 1,
+    "version": 1,
+    "echo": 1,
+    "writing": 1,
     "reader": 2,
     "cluster": 2,
     "writer": 2,
@@ -166,10 +169,10 @@ def test_the_cycle_finder_finds_cycles():
 
 def test_only_the_reader_consumes_native_results():
     """The binding's return shapes are read in one place (reader/); errors, the package version
-    and fix's write path (`writer`) are the only other uses of `_native`."""
+    (`version`) and fix's write path (`writer`) are the only other uses of `_native`."""
     users = {m for m, targets in graph().items() if f"{PACKAGE}._native" in targets}
     outside = {m for m in users if not m.startswith(f"{PACKAGE}.reader")}
-    assert outside == {PACKAGE, f"{PACKAGE}.errors", f"{PACKAGE}.writer"}
+    assert outside == {f"{PACKAGE}.version", f"{PACKAGE}.errors", f"{PACKAGE}.writer"}
 
 
 def test_only_notebook_hooks_import_the_html_face_from_below():

@@ -7,10 +7,11 @@ records as dicts with string keys (typed below), a per-tensor table as a dict of
 from collections.abc import Callable, Sequence
 from typing import Any, Literal, TypedDict
 
-from typing_extensions import Buffer
-
 VERSION: str
 MAX_THREADS: int
+
+def kernel_level() -> str:
+    """The widest vector kernels this CPU runs: "avx512", "avx2" or "portable" (run-time check)."""
 
 ProgressCallback = Callable[[int, int], Any]
 # A shape's native form (`records.Shape.native`): per field `"key": ` text, attribute, kind,
@@ -129,11 +130,14 @@ class PairDiff(TypedDict):
     mismatched: int | None
     nonfinite_mismatched: int | None
 
-class TensorBuffer(Buffer):
-    """Read-only buffer (format "B") over one tensor's bytes in the memory map."""
+class TensorBuffer:
+    """One tensor's bytes in the memory map, as numpy's array interface: `np.asarray(buffer)`
+    is a read-only uint8 view (no copy) that keeps the map alive. No buffer protocol: the
+    extension is built for the Python 3.10 limited API (abi3), which lacks it."""
 
     def __len__(self) -> int: ...
-    def __buffer__(self, flags: int, /) -> memoryview: ...
+    @property
+    def __array_interface__(self) -> dict[str, Any]: ...
 
 class NativeCheckpoint:
     """An opened checkpoint (headers only; the GIL is released while opening)."""
@@ -156,6 +160,8 @@ class NativeCheckpoint:
     def path(self) -> str: ...
     @property
     def root(self) -> str: ...
+    @property
+    def boundary(self) -> str: ...
     @property
     def index_path(self) -> str | None: ...
     @property
@@ -251,13 +257,39 @@ def emitted_codes() -> list[tuple[str, str]]:
     """`[(code, severity)]` of every code the Rust core can emit (its `Code`, generated from
     the registry's codes.toml when it was built)."""
 
+MAX_JSON_DEPTH: int
+MAX_SHARDS: int
+
 def read_config_text(path: str) -> str: ...
+def resolves_inside(path: str, boundary: str) -> bool: ...
+def json_nesting(data: bytes) -> int: ...
+def json_complete(data: bytes) -> bool: ...
 def changed_tensors(checkpoint: NativeCheckpoint, names: list[str]) -> list[NativeFinding]: ...
 def check_threads(threads: int | None = None) -> None: ...
+
+class WrittenTensorRecord(TypedDict):
+    """One tensor `write_safetensors` wrote: `problem` is None when the bytes read back under
+    `name` are the source's."""
+
+    name: str
+    source_file: str | None
+    source_name: str | None
+    problem: str | None
+
+class WrittenFileRecord(TypedDict):
+    """What `write_safetensors` wrote: the file's size, its tensors, and the statistics columns
+    (with `name`) of the bytes read back, as `tensor_stats` gives them."""
+
+    size: int
+    tensors: list[WrittenTensorRecord]
+    stats: StatsColumns
+
 def write_safetensors(
     dest: str,
     copied: list[tuple[str, str, str]],
     owned: list[tuple[str, str, list[int], bytes]],
     metadata: dict[str, str] | None = None,
-) -> int: ...
+    *,
+    threads: int | None = None,
+) -> WrittenFileRecord: ...
 def sync_dir(path: str) -> None: ...

@@ -18,6 +18,7 @@ from eagle3_inspect.cli.render.github import github_line
 from eagle3_inspect.commands.report import CommandReport
 from eagle3_inspect.jsontext import encode_record
 from eagle3_inspect.registry import Rule
+from eagle3_inspect.version import PRODUCER
 
 
 def echo(text: str) -> None:
@@ -36,8 +37,10 @@ def emit_report(report: CommandReport, fmt: str, html_file: str | None = None) -
 
     face = face_of(report)
     if html_file is not None:
-        with open(html_file, "w", encoding="utf-8") as out:
-            out.write(html_renderer()(report))
+        from eagle3_inspect.writing import check_html_target, write_replacing
+
+        check_html_target(html_file)  # again: the work took a while
+        write_replacing(html_file, html_renderer()(report))
     if fmt == "json":
         # Per-tensor lists come as record iterators: no million row dicts held at once.
         emit_json(report.to_dict(stream=True))
@@ -74,7 +77,13 @@ def emit_rules(rules: list[Rule], fmt: str, single: bool) -> None:
         if single:
             emit_json(rules[0].to_dict())
         else:
-            emit_json({"schema": "eagle3-inspect/rules/1", "rules": [r.to_dict() for r in rules]})
+            emit_json(
+                {
+                    "schema": "eagle3-inspect/rules/1",
+                    "producer": PRODUCER,
+                    "rules": [r.to_dict() for r in rules],
+                }
+            )
     elif fmt == "jsonl":
         for r in rules:
             click.echo(encode_record({"schema": "eagle3-inspect/rule/1", **r.to_dict()}))

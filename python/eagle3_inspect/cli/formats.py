@@ -36,11 +36,15 @@ def chosen_format(output: Output, default: str | None = None) -> str:
 
 
 def report_format(output: Output) -> str:
-    """`chosen_format`, having checked that HTML can be made when it is asked for (before any
-    work is done)."""
+    """`chosen_format`, having checked, before any work is done, that HTML can be made when it
+    is asked for and that `--html FILE` may be written (absent, or an HTML report)."""
     fmt = chosen_format(output)
     if fmt == "html" or output.html_file is not None:
         html_renderer()
+    if output.html_file is not None:
+        from eagle3_inspect.writing import check_html_target
+
+        check_html_target(output.html_file)
     return fmt
 
 

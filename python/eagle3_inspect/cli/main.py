@@ -13,7 +13,6 @@ from typing import Any
 
 import click
 
-from eagle3_inspect import __version__
 from eagle3_inspect.cli import options
 from eagle3_inspect.cli.audit import is_audit, run_audit
 from eagle3_inspect.cli.broken_pipe import printing, quiet_exit
@@ -35,8 +34,10 @@ EXIT_CLEAN, EXIT_FINDINGS, EXIT_CANNOT_RUN = 0, 1, 2
 
 
 def fail(message: str) -> None:
-    """One line on stderr, exit 2, no traceback."""
-    click.echo(f"eagle3-inspect: error: {message}", err=True)
+    """One line on stderr (clipped: an error may quote untrusted input), exit 2, no traceback."""
+    from eagle3_inspect.echo import clip
+
+    click.echo(f"eagle3-inspect: error: {clip(message)}", err=True)
     sys.exit(EXIT_CANNOT_RUN)
 
 
@@ -108,8 +109,25 @@ class OneLineUsageErrors(click.Group):
         sys.exit(code if isinstance(code, int) else EXIT_CLEAN)
 
 
+def show_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """`--version`: the package version, the newest engine version each engine's profiles were
+    read from, and the vector kernels this CPU runs (eager: no command runs)."""
+    if value and not ctx.resilient_parsing:
+        from eagle3_inspect.version import version_text
+
+        click.echo(version_text())
+        ctx.exit()
+
+
 @click.group(cls=OneLineUsageErrors, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="eagle3-inspect")
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=show_version,
+    help="Show the version, the newest engine versions profiled and this CPU's kernels; exit.",
+)
 def main() -> None:
     """Inspect, validate and diff safetensors checkpoints, with EAGLE-3 drafter rules."""
 
@@ -235,6 +253,12 @@ def validate(
     help="DST directory (a new local path; its parent must exist).",
 )
 @options.target("Target model directory, config.json or index (aux ids, capture, cross-checks).")
+@click.option(
+    "--verifier",
+    metavar="NAME_OR_PATH",
+    help="The verifier speculators loads (speculators_config.verifier.name_or_path): a Hub id "
+    "or a directory with its config.json and weights (default: --target).",
+)
 @click.option("--dry-run", is_flag=True, help="Print the plan; write nothing.")
 @click.option("--force", is_flag=True, help="Replace an existing DST.")
 @click.option("--drop-unused", is_flag=True, help="Leave out tensors the engine would ignore.")
@@ -246,6 +270,7 @@ def fix(
     engine: str,
     out: str,
     target: str | None,
+    verifier: str | None,
     dry_run: bool,
     force: bool,
     drop_unused: bool,
@@ -271,6 +296,7 @@ def fix(
         force=force,
         drop_unused=drop_unused,
         threads=threads,
+        verifier=verifier,
     )
     with printing(report.exit_code):
         emit_report(report, fmt)

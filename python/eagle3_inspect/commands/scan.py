@@ -20,6 +20,7 @@ from eagle3_inspect.reader.records_json import findings_json, tensor_texts
 from eagle3_inspect.reader.remote import remote_section, traffic_of
 from eagle3_inspect.reader.stats import ProgressCallback, TensorStats
 from eagle3_inspect.reader.tensorinfo import TensorInfo
+from eagle3_inspect.version import PRODUCER
 
 SCHEMA = "eagle3-inspect/scan/1"
 
@@ -103,6 +104,7 @@ class ScanReport:
         findings = findings_json(self.findings, stream=stream)
         doc = {
             "schema": SCHEMA,
+            "producer": PRODUCER,
             "path": ckpt.path,
             "root": ckpt.root,
             "index": ckpt.index_path,

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from eagle3_inspect import _native
 from eagle3_inspect.jsontext import encode_record
 from eagle3_inspect.reader.stats_map import StatsByName
 from eagle3_inspect.records import fast_builder, shape_of
+
+if TYPE_CHECKING:
+    from eagle3_inspect._native import StatsColumns
 
 ProgressCallback = Callable[[int, int], Any]
 
@@ -105,11 +108,17 @@ def compute_stats(
         progress=progress,
     )
     names_column: Sequence[str] = (columns.pop("name") or []) if names is not None else readable
+    return stats_of_columns(list(names_column), columns)
+
+
+def stats_of_columns(names: list[str], columns: StatsColumns) -> StatsByName:
+    """The `StatsByName` of native statistics columns (without their `name` column) for
+    `names`, checked to be the columns `TensorStats` has, in its field order."""
     if tuple(columns) != _FIELD_ORDER:
         raise RuntimeError(f"native stats columns {list(columns)} != {list(_FIELD_ORDER)}")
-    n = len(names_column)
+    n = len(names)
     if any(c is not None and len(c) != n for c in columns.values()):
         raise RuntimeError("native stats columns differ in length")
-    # The mapping is built from the columns when first read (scan's rows and the NUM rules read
-    # the columns: no TensorStats built); a None column is None in every row.
-    return StatsByName(list(names_column), columns, _build_stats)
+    # The mapping is built from the columns when first read (scan's rows and the NUM rules
+    # read the columns: no TensorStats built); a None column is None in every row.
+    return StatsByName(names, columns, _build_stats)

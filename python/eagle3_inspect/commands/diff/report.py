@@ -12,6 +12,7 @@ from eagle3_inspect.commands.diff.config import is_empty
 from eagle3_inspect.commands.diff.match import Matching
 from eagle3_inspect.commands.report import ClusterSections
 from eagle3_inspect.reader.remote import remote_section, traffic_of
+from eagle3_inspect.version import PRODUCER
 
 if TYPE_CHECKING:
     from eagle3_inspect.findings import Finding
@@ -178,6 +179,7 @@ class DiffReport:
         every tensor)."""
         doc = {
             "schema": SCHEMA,
+            "producer": PRODUCER,
             "a": self.a.path,
             "b": self.b.path,
             "verdict": self.verdict(),

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from eagle3_inspect.commands.report import ClusterSections
+from eagle3_inspect.version import PRODUCER
 
 SCHEMA = "eagle3-inspect/fix/1"
 
@@ -61,6 +62,7 @@ class FixReport:
         """The `--json` document (`stream` changes nothing)."""
         return {
             "schema": SCHEMA,
+            "producer": PRODUCER,
             "source": self.source,
             "destination": self.destination,
             "engine": self.engine,
