@@ -98,10 +98,9 @@ def _location_findings(
             )
     if read is None:
         key = profile.aux_layer_ids[0] if profile.aux_layer_ids else None
-        run = aux_run(profile.label, config, None, target_architecture)
-        if run is not None:
-            findings += _measured(profile, run, key, "no ids: the engine's default layers")
-            return findings, read
+        # The runs show both engines' defaults are the layers SpecForge trains on by default,
+        # but a config without ids does not say who trained it (fix's converted speculators
+        # configs look the same), so EN010 stays: a warning that says it is a guess.
         findings.append(
             finding(
                 profile,
