@@ -23,6 +23,7 @@ CORPUS = Path(__file__).parent / "corpus"
 CORPUS_CAP = 340
 CRASH, HANG = "crash (worker died)", "hang (no progress)"
 STARTING = -1  # the worker's current case before its first
+FINISHED = -2  # the worker's mark once it has judged the last case asked for
 
 
 @dataclass
@@ -123,12 +124,12 @@ def _injected_faults() -> dict[int, str]:
     return {int(index): fault for fault, index in pairs}
 
 
-def _worker(seed, start, current, results, seen, corpus, save_new):
+def _worker(seed, start, stop, current, results, seen, corpus, save_new):
     faults = _injected_faults()
     with tempfile.TemporaryDirectory(prefix="e3fuzz-") as tmp:
         workdir = Path(tmp)
         index = start
-        while True:
+        while stop is None or index < stop:
             current.value = index
             if faults.get(index) == "crash":
                 os.abort()
@@ -143,6 +144,7 @@ def _worker(seed, start, current, results, seen, corpus, save_new):
                 saved = save(kind, minimize(kind, blob, workdir), Path(corpus))
             results.put((kind, verdict[0], saved))
             index += 1
+    current.value = FINISHED
 
 
 def _drain(results, report: Report, wait: float = 0.0) -> None:
@@ -163,9 +165,15 @@ def _drain(results, report: Report, wait: float = 0.0) -> None:
 
 
 def run(
-    seconds: float, seed: int = 0, case_timeout: float = 10.0, corpus: Path | None = None
+    seconds: float = float("inf"),
+    seed: int = 0,
+    case_timeout: float = 10.0,
+    corpus: Path | None = None,
+    cases: int | None = None,
 ) -> Report:
-    """Fuzzes for `seconds` of wall time; with `corpus`, new outcomes are minimized into it."""
+    """Fuzzes for `seconds` of wall time, or over cases 0..`cases`-1 of `seed` (the same cases
+    on any machine, however loaded: what the test run uses); with `corpus`, new outcomes are
+    minimized into it."""
     ctx = mp.get_context("spawn")
     report = Report()
     manager = ctx.Manager()
@@ -176,7 +184,7 @@ def run(
     began = time.monotonic()
     while time.monotonic() < deadline:
         current, results = ctx.Value("q", STARTING), ctx.Queue()
-        args = (seed, start, current, results, seen, str(corpus), corpus is not None)
+        args = (seed, start, cases, current, results, seen, str(corpus), corpus is not None)
         worker = ctx.Process(target=_worker, args=args, daemon=True)
         worker.start()
         last_progress, last_index = time.monotonic(), STARTING
@@ -195,6 +203,8 @@ def run(
         worker.join()
         _drain(results, report)
         last_index = current.value  # the case it died or stalled on, however recent
+        if last_index == FINISHED:
+            break
         if now >= deadline and not (dead or hung):
             break
         if last_index == STARTING:
