@@ -132,6 +132,10 @@ def _worker(seed, start, stop, current, results, seen, corpus, save_new):
         while stop is None or index < stop:
             current.value = index
             if faults.get(index) == "crash":
+                # What was judged before it is delivered first (the queue's feeder thread
+                # would die with the process), so the test can count every case.
+                results.close()
+                results.join_thread()
                 os.abort()
             if faults.get(index) == "hang":
                 time.sleep(3600)
@@ -144,14 +148,18 @@ def _worker(seed, start, stop, current, results, seen, corpus, save_new):
                 saved = save(kind, minimize(kind, blob, workdir), Path(corpus))
             results.put((kind, verdict[0], saved))
             index += 1
+    results.put(None)  # the end: everything before it has been sent
     current.value = FINISHED
 
 
-def _drain(results, report: Report, wait: float = 0.0) -> None:
-    """Counts every result the worker has sent (waiting up to `wait` for the first)."""
+def _drain(results, report: Report, wait: float = 0.0) -> bool:
+    """Counts every result the worker has sent (waiting up to `wait` for the first); True once
+    its end mark has come."""
     try:
         item = results.get(timeout=wait) if wait else results.get_nowait()
         while True:
+            if item is None:
+                return True
             kind, category, saved = item
             report.execs += 1
             report.outcomes[(kind, category)] += 1
@@ -162,6 +170,7 @@ def _drain(results, report: Report, wait: float = 0.0) -> None:
             item = results.get_nowait()
     except queue.Empty:
         pass
+    return False
 
 
 def run(
@@ -188,8 +197,9 @@ def run(
         worker = ctx.Process(target=_worker, args=args, daemon=True)
         worker.start()
         last_progress, last_index = time.monotonic(), STARTING
+        ended = False
         while True:
-            _drain(results, report, wait=0.5)
+            ended = _drain(results, report, wait=0.5) or ended
             now = time.monotonic()
             # Start-up (imports, on a loaded machine) is no case: the timeout starts at the first.
             if current.value != last_index or current.value == STARTING:
@@ -201,9 +211,13 @@ def run(
         if worker.is_alive():
             worker.kill()
         worker.join()
-        _drain(results, report)
+        ended = ended or _drain(results, report)
         last_index = current.value  # the case it died or stalled on, however recent
         if last_index == FINISHED:
+            # A finished worker's results are all in the pipe, the end mark last; a queue read
+            # may still miss them for a moment after the process has gone.
+            while not ended:
+                ended = _drain(results, report, wait=1.0)
             break
         if now >= deadline and not (dead or hung):
             break
