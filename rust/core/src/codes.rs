@@ -49,10 +49,40 @@ pub const IX_CODES: [(&str, Severity); 11] = [
     ("IX011", Severity::Error),
 ];
 
-/// Every code the core can emit (ST, IX, then VM), with its severity, in code order per family.
+/// The PT (torch.save files and their pickles) codes the torch reader emits.
+pub const PT_CODES: [(&str, Severity); 19] = [
+    ("PT001", Severity::Error),
+    ("PT002", Severity::Error),
+    ("PT003", Severity::Error),
+    ("PT004", Severity::Error),
+    ("PT005", Severity::Error),
+    ("PT006", Severity::Error),
+    ("PT007", Severity::Error),
+    ("PT008", Severity::Error),
+    ("PT009", Severity::Error),
+    ("PT010", Severity::Error),
+    ("PT011", Severity::Warning),
+    ("PT012", Severity::Info),
+    ("PT013", Severity::Info),
+    ("PT014", Severity::Info),
+    ("PT015", Severity::Info),
+    ("PT016", Severity::Warning),
+    ("PT017", Severity::Info),
+    ("PT018", Severity::Warning),
+    ("PT019", Severity::Info),
+];
+
+/// Every code the core can emit (ST, IX, PT, then VM), with its severity, in code order per
+/// family.
 pub fn emitted_codes() -> Vec<(&'static str, Severity)> {
     let vm = crate::vocab::codes::RULES.iter().map(|(c, s, _)| (*c, *s));
-    ST_CODES.iter().copied().chain(IX_CODES).chain(vm).collect()
+    ST_CODES
+        .iter()
+        .copied()
+        .chain(IX_CODES)
+        .chain(PT_CODES)
+        .chain(vm)
+        .collect()
 }
 
 #[cfg(test)]
@@ -83,7 +113,7 @@ mod tests {
                 let digits = code
                     .get(2..)
                     .is_some_and(|d| d.bytes().all(|b| b.is_ascii_digit()));
-                if closes && digits && (family == "ST" || family == "IX") {
+                if closes && digits && matches!(family, "ST" | "IX" | "PT") {
                     // Only `"CODE", Severity::X` is an emission; a comparison such as
                     // `f.code == "IX010"` is not.
                     let rest = text[at + 7..].trim_start();
@@ -110,6 +140,7 @@ mod tests {
         let table: BTreeMap<String, String> = ST_CODES
             .iter()
             .chain(IX_CODES.iter())
+            .chain(PT_CODES.iter())
             .map(|(c, s)| (c.to_string(), format!("{s:?}")))
             .collect();
         assert_eq!(found, table);
@@ -117,11 +148,15 @@ mod tests {
 
     #[test]
     fn codes_are_numbered_in_order_and_unique() {
-        for (prefix, table) in [("ST", &ST_CODES[..]), ("IX", &IX_CODES[..])] {
+        for (prefix, table) in [
+            ("ST", &ST_CODES[..]),
+            ("IX", &IX_CODES[..]),
+            ("PT", &PT_CODES[..]),
+        ] {
             for (i, (code, _)) in table.iter().enumerate() {
                 assert_eq!(*code, format!("{prefix}{:03}", i + 1));
             }
         }
-        assert_eq!(emitted_codes().len(), 23 + 11 + 22);
+        assert_eq!(emitted_codes().len(), 23 + 11 + 19 + 22);
     }
 }
