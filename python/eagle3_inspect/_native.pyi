@@ -53,7 +53,7 @@ class NativeCheckpoint:
 
     @property
     def files(self) -> list[dict[str, Any]]:
-        """path, bytes, tensors, header_bytes, data_offset, metadata per file."""
+        """path, format, bytes, tensors, header_bytes, data_offset, metadata per file."""
 
     @property
     def tensors(self) -> dict[str, list[Any]]:
@@ -154,6 +154,8 @@ MAX_THREADS: int
 def read_config_text(path: str) -> str: ...
 def changed_tensors(checkpoint: NativeCheckpoint, names: list[str]) -> list[dict[str, Any]]: ...
 def check_threads(threads: int | None = None) -> None: ...
+def choose_weight_files(names: list[str]) -> tuple[list[str], str | None, list[str]]: ...
+def weight_files_for_index(index: str, names: list[str]) -> list[str]: ...
 def write_safetensors(
     dest: str,
     copied: list[tuple[str, str, str]],

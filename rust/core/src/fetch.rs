@@ -139,9 +139,7 @@ fn batches(sizes: &[u64], group: usize, limit: u64) -> Vec<Range<usize>> {
 }
 
 fn declared_len(ckpt: &Checkpoint, name: &str) -> u64 {
-    ckpt.entry(name)
-        .and_then(|(_, e)| e.range)
-        .map_or(0, |(b, e)| e.saturating_sub(b))
+    ckpt.entry(name).and_then(|(_, e)| e.nbytes()).unwrap_or(0)
 }
 
 #[cfg(test)]

@@ -38,7 +38,10 @@ mod _native {
     #[pymodule_export]
     use crate::floor::sum_words;
     #[pymodule_export]
-    use crate::io::{changed_tensors, check_threads, read_config_text};
+    use crate::io::{
+        changed_tensors, check_threads, choose_weight_files, read_config_text,
+        weight_files_for_index,
+    };
 
     /// The most worker threads `threads=` / `--threads` accepts.
     #[pymodule_export]

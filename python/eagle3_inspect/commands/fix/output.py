@@ -1,5 +1,5 @@
 """Writing a planned `fix`: shard by shard into a temp directory beside DST (same file names, so
-the shard layout is kept), a fresh index, the rewritten config.json, side files copied byte for
+the shard layout is kept; a torch file's as its safetensors twin's: `output_name`), a fresh index, the rewritten config.json, side files copied byte for
 byte; every file and the directory fsynced. A failure or an interrupt removes the directory (a
 kill leaves it, and the next run removes it: see `destination`)."""
 
@@ -32,13 +32,25 @@ def _fsync_file(path: Path) -> None:
         os.close(fd)
 
 
+def output_name(source: str) -> str:
+    """The safetensors file written for the source file named `source` (a torch file's name as
+    transformers names its safetensors twin: `pytorch_model-00001-of-00002.bin` ->
+    `model-00001-of-00002.safetensors`)."""
+    if source.endswith(".safetensors"):
+        return source
+    stem = source.rsplit(".", 1)[0] if "." in source else source
+    if stem.startswith("pytorch_model"):
+        stem = "model" + stem.removeprefix("pytorch_model")
+    return stem + ".safetensors"
+
+
 def _shards(src: Checkpoint, plan: Plan) -> dict[str, list[tuple[str, str, str]]]:
     files: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
     for old, new in sorted(plan.names.items()):
         info = src.tensors[old]
         if old == "d2t" and plan.d2t is not None:
             continue
-        files[Path(info.file).name].append((new, info.file, old))
+        files[output_name(Path(info.file).name)].append((new, info.file, old))
     return files
 
 
@@ -50,7 +62,7 @@ def _owned(src: Checkpoint, plan: Plan) -> tuple[str | None, list[Any]]:
     if plan.t2d is not None:
         owned.append(owned_tensor("t2d", plan.t2d))
     home = src.tensors["d2t"].file if "d2t" in src.tensors else None
-    return (Path(home).name if home else None), owned
+    return (output_name(Path(home).name) if home else None), owned
 
 
 def _write_shards(src: Checkpoint, plan: Plan, tmp: Path) -> dict[str, str]:
@@ -60,7 +72,7 @@ def _write_shards(src: Checkpoint, plan: Plan, tmp: Path) -> dict[str, str]:
     if owned:
         home = home or (sorted(files)[0] if files else "model.safetensors")
         files.setdefault(home, [])
-    metadata = {Path(f.path).name: f.metadata for f in src.files}
+    metadata = {output_name(Path(f.path).name): f.metadata for f in src.files}
     weight_map: dict[str, str] = {}
     for name, copied in sorted(files.items()):
         extra = owned if name == home else []
@@ -110,6 +122,8 @@ def _copy_side_files(src: Checkpoint, tmp: Path, written: set[str]) -> list[str]
         return []
     repo = hf_repo(root.resolve())
     skip = written | {INDEX, "config.json"} | {Path(f.path).name for f in src.files}
+    if src.index_path:
+        skip.add(Path(src.index_path).name)
     copied = []
     for entry in sorted(root.iterdir()):
         if entry.name in skip or entry.name.startswith("."):

@@ -11,15 +11,14 @@ from types import SimpleNamespace
 from typing import Any
 from urllib.parse import quote
 
-from eagle3_inspect._native import VERSION
+from eagle3_inspect._native import VERSION, choose_weight_files
 from eagle3_inspect.errors import MissingDependencyError, RemoteSourceError
 from eagle3_inspect.reader.remote.files import local_file, remote_file
 from eagle3_inspect.reader.remote.http import Transport
-from eagle3_inspect.reader.remote.location import HubLocation
+from eagle3_inspect.reader.remote.location import WEIGHT_SUFFIXES, HubLocation
 from eagle3_inspect.reader.remote.traffic import Traffic
 from eagle3_inspect.reader.source import SourceFile, SourceListing
 
-INDEX = "model.safetensors.index.json"
 CONFIG = "config.json"
 # The model-info answer lists every file of the repo: generous, but bounded.
 MAX_INFO_BYTES = 64 << 20
@@ -90,7 +89,8 @@ def offline_listing(hub: Any, location: HubLocation) -> SourceListing:
             location.given, f"HF_HUB_OFFLINE is set and {cache} holds no snapshot of it"
         )
     names = sorted(n for n in os.listdir(folder) if os.path.isfile(os.path.join(folder, n)))
-    files = [local_file(n, os.path.join(folder, n)) for n in names if n.endswith(".safetensors")]
+    weights, index, _ = choose_weight_files(names)
+    files = [local_file(n, os.path.join(folder, n)) for n in weights]
 
     def text(name: str) -> tuple[str, str] | None:
         if name not in names:
@@ -100,7 +100,7 @@ def offline_listing(hub: Any, location: HubLocation) -> SourceListing:
             raise RemoteSourceError(f"{location.root}/{name}", "larger than 64 MiB")
         return name, file.read(0, file.size).decode("utf-8", errors="replace")
 
-    return SourceListing(location.given, location.root, files, text(INDEX), text(CONFIG))
+    return SourceListing(location.given, location.root, files, index and text(index), text(CONFIG))
 
 
 def hub_listing(location: HubLocation, traffic: Traffic) -> SourceListing:
@@ -127,7 +127,8 @@ def hub_listing(location: HubLocation, traffic: Traffic) -> SourceListing:
         for s in info.siblings or []
         if s.rfilename.startswith(prefix) and "/" not in s.rfilename[len(prefix) :]
     }
-    if not any(n.endswith(".safetensors") or n == CONFIG for n in sizes):
+    weights, index, _ = choose_weight_files(sorted(sizes))
+    if not weights and index is None and CONFIG not in sizes:
         raise RemoteSourceError(api, _nothing_here(location, commit, info.siblings or []))
     cache = _cache_dir(hub)
 
@@ -152,8 +153,8 @@ def hub_listing(location: HubLocation, traffic: Traffic) -> SourceListing:
             raise RemoteSourceError(location.root + "/" + name, "larger than 64 MiB")
         return name, data.decode("utf-8", errors="replace")
 
-    files = [source(n) for n in sorted(sizes) if n.endswith(".safetensors")]
-    return SourceListing(location.given, location.root, files, text(INDEX), text(CONFIG))
+    files = [source(n) for n in weights]
+    return SourceListing(location.given, location.root, files, index and text(index), text(CONFIG))
 
 
 def _nothing_here(location: HubLocation, commit: str, siblings: list[Any]) -> str:
@@ -164,10 +165,10 @@ def _nothing_here(location: HubLocation, commit: str, siblings: list[Any]) -> st
         {
             s.rfilename[len(prefix) :].rsplit("/", 1)[0]
             for s in siblings
-            if s.rfilename.startswith(prefix) and s.rfilename.endswith(".safetensors")
+            if s.rfilename.startswith(prefix) and s.rfilename.endswith(WEIGHT_SUFFIXES)
         }
     )
-    message = f"no .safetensors files or config.json in {location.root} at commit {commit}"
+    message = f"no weights files or config.json in {location.root} at commit {commit}"
     if below:
         message += "; weights are under: " + ", ".join(f"{location.root}/{b}" for b in below[:5])
     return message

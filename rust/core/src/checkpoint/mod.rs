@@ -5,6 +5,7 @@ mod changed;
 mod contain;
 mod index;
 mod listing;
+pub mod names;
 mod plan;
 mod resolve;
 
@@ -215,7 +216,7 @@ fn assemble(
     if shards.is_empty() && !explained {
         return Err(Error::InvalidCheckpoint {
             path: path.to_owned(),
-            reason: "no .safetensors files to inspect".into(),
+            reason: "no weights files to inspect".into(),
         });
     }
     let mut st: Vec<Finding> = shards
@@ -227,9 +228,24 @@ fn assemble(
     if let Some(index) = &index {
         index::reconcile(index, &shards, &plan, &mut findings);
     } else if shards.len() > 1 {
+        let (kind, index) = if shards
+            .iter()
+            .all(|s| s.format == crate::torch::Format::Safetensors)
+        {
+            (".safetensors", names::SAFETENSORS_INDEX)
+        } else {
+            ("torch", names::TORCH_INDEX)
+        };
         findings.push(
-            Finding::new("IX008", Severity::Warning, format!("{} .safetensors files and no model.safetensors.index.json: loaders may pick one file or all", shards.len()))
-                .file(file_set.root.clone()),
+            Finding::new(
+                "IX008",
+                Severity::Warning,
+                format!(
+                    "{} {kind} files and no {index}: loaders may pick one file or all",
+                    shards.len()
+                ),
+            )
+            .file(file_set.root.clone()),
         );
     }
     let tensors = logical_tensors(&shards, index.as_ref());

@@ -1,5 +1,5 @@
 //! Writing one safetensors file through the `safetensors` crate's serializer: tensors copied from
-//! memory-mapped source shards as borrowed views (no full load: the serializer streams each view
+//! memory-mapped source shards (safetensors or torch files) as borrowed views (no full load: the serializer streams each view
 //! into a buffered writer), plus a few small owned tensors (a rewritten `d2t`, a generated `t2d`).
 //!
 //! The caller (the `fix` command) owns the temp-directory / rename protocol; this module writes one
@@ -41,11 +41,12 @@ pub struct OwnedTensor {
     pub data: Vec<u8>,
 }
 
-/// A view the serializer reads: dtype, shape and bytes (borrowed from a map or from an owned tensor).
+/// A view the serializer reads: dtype, shape and bytes (borrowed from a map or an owned tensor,
+/// or the materialized values of a torch view).
 struct TensorView<'a> {
     dtype: StDtype,
     shape: Vec<usize>,
-    data: &'a [u8],
+    data: Cow<'a, [u8]>,
 }
 
 impl View for TensorView<'_> {
@@ -56,7 +57,7 @@ impl View for TensorView<'_> {
         &self.shape
     }
     fn data(&self) -> Cow<'_, [u8]> {
-        Cow::Borrowed(self.data)
+        Cow::Borrowed(&self.data)
     }
     fn data_len(&self) -> usize {
         self.data.len()
@@ -103,9 +104,7 @@ fn copied_view<'a>(
         .as_ref()
         .and_then(|h| h.tensors.iter().find(|e| e.name == tensor.source_name))
         .ok_or_else(|| unreadable("no such tensor in this file"))?;
-    let data = shard
-        .mapped_tensor_bytes(entry)
-        .ok_or_else(|| unreadable("its header entry or byte range is invalid"))?;
+    let data = shard.read_tensor(entry).map_err(|why| unreadable(&why))?;
     let (Some(dtype), Some(shape)) = (entry.dtype, entry.shape.as_ref()) else {
         return Err(unreadable("unknown dtype or shape"));
     };
@@ -136,7 +135,7 @@ fn owned_view(tensor: &OwnedTensor) -> Result<TensorView<'_>> {
     Ok(TensorView {
         dtype: serializer_dtype(&tensor.dtype)?,
         shape: usize_shape(&tensor.name, &tensor.shape)?,
-        data: &tensor.data,
+        data: Cow::Borrowed(&tensor.data),
     })
 }
 
