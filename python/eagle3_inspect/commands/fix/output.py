@@ -1,7 +1,8 @@
 """Writing a planned `fix`: shard by shard into a temp directory beside DST (same file names, so
-the shard layout is kept; a torch file's as its safetensors twin's: `output_name`), a fresh index, the rewritten config.json, side files copied byte for
-byte; every file and the directory fsynced. A failure or an interrupt removes the directory (a
-kill leaves it, and the next run removes it: see `destination`)."""
+the shard layout is kept; a torch file as its safetensors twin: `output_name`), a fresh index,
+the rewritten config.json, side files copied byte for byte; every file and the directory
+fsynced. A failure or an interrupt removes the directory (a kill leaves it, and the next run
+removes it: see `destination`)."""
 
 from __future__ import annotations
 

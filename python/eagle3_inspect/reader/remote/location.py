@@ -75,7 +75,7 @@ def parse(path: str) -> HubLocation | UrlLocation:
     if path.startswith(HF_SCHEME):
         return _parse_hub(path)
     url = path.split("?", 1)[0].split("#", 1)[0]
-    if not url.endswith(WEIGHT_SUFFIXES + (".index.json", "/config.json")):
+    if not url.endswith((*WEIGHT_SUFFIXES, ".index.json", "/config.json")):
         raise InvalidArgumentError(
             f"{path}: a URL must name a .safetensors (or torch .bin/.pt/.pth) file, an index "
             "(model.safetensors.index.json, pytorch_model.bin.index.json) or (as a --target) "

@@ -53,10 +53,12 @@ fn text(value: &Value) -> Option<String> {
     }
 }
 
-fn storage_dtype(class: &Value) -> Result<dtypes::TorchDtype, String> {
+/// The dtype of a persistent id's storage class. Only the zip hook reads `UntypedStorage` (as
+/// bytes); the legacy hook asks the class for its dtype, which `UntypedStorage` lacks.
+fn storage_dtype(class: &Value, untyped: bool) -> Result<dtypes::TorchDtype, String> {
     match class {
         Value::Global(Global::Storage(StorageClass::Typed(d))) => Ok(*d),
-        Value::Global(Global::Storage(StorageClass::Untyped)) => Ok(dtypes::untyped()),
+        Value::Global(Global::Storage(StorageClass::Untyped)) if untyped => Ok(dtypes::untyped()),
         Value::Global(g) => Err(format!("{} is not a storage type", g.name())),
         _ => Err("the persistent id's storage type is not a storage class".into()),
     }
@@ -107,7 +109,7 @@ impl pickle::PersistentLoad for ZipIds {
                 args.len()
             ));
         };
-        let dtype = storage_dtype(class)?;
+        let dtype = storage_dtype(class, true)?;
         let key = text(key).ok_or("the persistent id's key is not text")?;
         text(location).ok_or("the persistent id's location is not text")?;
         let numel = numel(n)?;
@@ -137,7 +139,7 @@ impl pickle::PersistentLoad for LegacyIds {
                 args.len()
             ));
         };
-        let dtype = storage_dtype(class)?;
+        let dtype = storage_dtype(class, false)?;
         let key = text(key).ok_or("the persistent id's key is not text")?;
         text(location).ok_or("the persistent id's location is not text")?;
         let numel = numel(n)?;
