@@ -39,8 +39,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
 from safetensors.torch import load_file, save_file
+
+import torch
 
 HERE = Path(__file__).resolve().parent
 PRODUCERS = HERE.parent / "corpus"
@@ -72,6 +73,15 @@ def twin(case: str, tensors: dict[str, torch.Tensor], config_from: Path) -> str:
     out.mkdir(parents=True)
     save_file({k: v.contiguous().clone() for k, v in tensors.items()}, out / "model.safetensors")
     shutil.copy(config_from / "config.json", out / "config.json")
+    return f"twins/{case}"
+
+
+def dtype_twin(case: str, tensors: dict[str, torch.Tensor]) -> str:
+    """The safetensors twin of a dtypes case (no config: not a drafter)."""
+    out = HERE / "twins" / case
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    save_file({k: v.contiguous().clone() for k, v in tensors.items()}, out / "model.safetensors")
     return f"twins/{case}"
 
 
@@ -138,7 +148,9 @@ def write_cases() -> dict[str, str]:
     wide = torch.zeros(head.shape[0], 2, head.shape[1], dtype=head.dtype)
     wide[:, 0] = head
     strided["lm_head.weight"] = wide[:, 0]
-    assert not strided["fc.weight"].is_contiguous() and not strided["lm_head.weight"].is_contiguous()
+    assert (
+        not strided["fc.weight"].is_contiguous() and not strided["lm_head.weight"].is_contiguous()
+    )
     for fmt, new in (("zip", True), ("legacy", False)):
         out = checkpoint(f"strided-{fmt}-specforge", folder)
         torch.save(strided, out / "pytorch_model.bin", _use_new_zipfile_serialization=new)
@@ -169,18 +181,31 @@ def write_cases() -> dict[str, str]:
     (out / "pytorch_model.bin").write_bytes(rewrite_zip(raw, big_endian))
     twins["bigendian-zip-specforge"] = producer_twin("specforge")
     out = checkpoint("deflated-zip-specforge", folder)
-    (out / "pytorch_model.bin").write_bytes(
-        rewrite_zip(raw, lambda n, d: d, zipfile.ZIP_DEFLATED)
-    )
+    (out / "pytorch_model.bin").write_bytes(rewrite_zip(raw, lambda n, d: d, zipfile.ZIP_DEFLATED))
     twins["deflated-zip-specforge"] = producer_twin("specforge")
 
     # Every dtype, plain and strided, both formats; the twin has the plain ones.
     dtypes = [
-        torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
-        torch.uint16, torch.uint32, torch.uint64, torch.float16, torch.bfloat16,
-        torch.float32, torch.float64, torch.float8_e4m3fn, torch.float8_e5m2,
-        torch.float8_e4m3fnuz, torch.float8_e5m2fnuz, torch.float8_e8m0fnu, torch.complex64,
-    ]  # fmt: skip
+        torch.bool,
+        torch.uint8,
+        torch.int8,
+        torch.int16,
+        torch.int32,
+        torch.int64,
+        torch.uint16,
+        torch.uint32,
+        torch.uint64,
+        torch.float16,
+        torch.bfloat16,
+        torch.float32,
+        torch.float64,
+        torch.float8_e4m3fn,
+        torch.float8_e5m2,
+        torch.float8_e4m3fnuz,
+        torch.float8_e5m2fnuz,
+        torch.float8_e8m0fnu,
+        torch.complex64,
+    ]
     gen = torch.Generator().manual_seed(23)
     every: OrderedDict[str, torch.Tensor] = OrderedDict()
     for dt in dtypes:
@@ -203,9 +228,10 @@ def write_cases() -> dict[str, str]:
     # torch.load(weights_only=True) then refuses: one file with every dtype (refused), one with
     # those that have a legacy storage class.
     legacy_ok = OrderedDict(
-        (k, v) for k, v in every.items() if not str(v.dtype).startswith(("torch.uint", "torch.float8"))
-        or v.dtype == torch.uint8
-    )  # fmt: skip
+        (k, v)
+        for k, v in every.items()
+        if not str(v.dtype).startswith(("torch.uint", "torch.float8")) or v.dtype == torch.uint8
+    )
     for case, tensors, new in (
         ("dtypes-zip", every, True),
         ("dtypes-legacy", legacy_ok, False),
@@ -214,11 +240,8 @@ def write_cases() -> dict[str, str]:
         out = checkpoint(case, config_from)
         (out / "config.json").unlink()
         torch.save(tensors, out / "pytorch_model.bin", _use_new_zipfile_serialization=new)
-        twins[case] = "twins/dtypes"
-    twin_dir = HERE / "twins" / "dtypes"
-    shutil.rmtree(twin_dir, ignore_errors=True)
-    twin_dir.mkdir(parents=True)
-    save_file({k: v.contiguous().clone() for k, v in every.items()}, twin_dir / "model.safetensors")
+    for case, tensors in (("dtypes-zip", every), ("dtypes-legacy", legacy_ok)):
+        twins[case] = dtype_twin(case, tensors)
 
     # What torch loads and this reader reads only in part: a nested training checkpoint and
     # tensors of dtypes with no safetensors twin.
@@ -261,7 +284,7 @@ def write_hostile(modelaudit: Path | None) -> list[str]:
         "subprocess-call": Reduce(subprocess.call, (["touch", SENTINEL],)),
         "builtins-exec": Reduce(exec, (f"import os; os.system({PAYLOAD!r})",)),
         "builtins-eval": Reduce(eval, (f"__import__('os').system({PAYLOAD!r})",)),
-    }  # fmt: skip
+    }
     written = []
     for name, obj in payloads.items():
         # Inside a state dict (after real tensors), in both torch formats...
@@ -289,10 +312,36 @@ def write_hostile(modelaudit: Path | None) -> list[str]:
         dest.mkdir(parents=True)
         shutil.copy(modelaudit / "LICENSE", dest / "LICENSE")
         for path in sorted((modelaudit / "tests" / "assets").rglob("*")):
-            if path.suffix in {".pkl", ".pt", ".pth", ".bin", ".pickle"} and path.stat().st_size < 65536:
+            if (
+                path.suffix in {".pkl", ".pt", ".pth", ".bin", ".pickle"}
+                and path.stat().st_size < 65536
+            ):
                 rel = path.relative_to(modelaudit / "tests" / "assets")
                 shutil.copy(path, dest / str(rel).replace("/", "__"))
     return written
+
+
+def write_with_own_writer() -> dict[str, str]:
+    """The specforge drafter through `eagle3_inspect.synthetic.torch_writer` (the writer the
+    benchmarks and tests use without torch), in both formats: truth.json then says whether
+    torch loads them and what they hold."""
+    sys.path.insert(0, str(HERE.parents[1] / "python"))
+    from eagle3_inspect.synthetic.torch_writer import (
+        TorchTensor,
+        write_torch_legacy,
+        write_torch_zip,
+    )
+
+    sd, folder = drafter("specforge")
+    st = {torch.bfloat16: "BF16", torch.int64: "I64", torch.bool: "BOOL"}
+    tensors = {
+        k: TorchTensor(st[v.dtype], tuple(v.shape), [v.view(torch.uint8).numpy().tobytes()])
+        for k, v in sd.items()
+    }
+    for fmt, write in (("zip", write_torch_zip), ("legacy", write_torch_legacy)):
+        out = checkpoint(f"writer-{fmt}-specforge", folder)
+        write(out / "pytorch_model.bin", tensors)
+    return {f"writer-{fmt}-specforge": producer_twin("specforge") for fmt in ("zip", "legacy")}
 
 
 def flatten(value: Any, prefix: str = "") -> dict[str, torch.Tensor]:
@@ -332,7 +381,12 @@ def weights_only(path: Path) -> dict[str, Any]:
     try:
         loaded = torch.load(path, weights_only=True, map_location="cpu")
     except Exception as exc:
-        return {"loads": False, "error": f"{type(exc).__name__}: {str(exc).splitlines()[0][:300]}"}
+        # torch's refusal names the global after "WeightsUnpickler error:", on some line of a
+        # long message: keep that part (or the first line) on one line.
+        text = " ".join(str(exc).split())
+        at = text.find("WeightsUnpickler error:")
+        detail = text[at:] if at >= 0 else text
+        return {"loads": False, "error": f"{type(exc).__name__}: {detail[:400]}"}
     return {"loads": True, "tensors": {k: tensor_truth(v) for k, v in flatten(loaded).items()}}
 
 
@@ -350,16 +404,31 @@ def payload_runs(path: Path) -> bool:
     """Does `torch.load(weights_only=False)` run the file's payload? In a throwaway directory."""
     with tempfile.TemporaryDirectory() as tmp:
         code = "import sys, torch; torch.load(sys.argv[1], weights_only=False)"
-        subprocess.run([sys.executable, "-c", code, str(path)], cwd=tmp, capture_output=True, timeout=60)  # fmt: skip
+        subprocess.run(
+            [sys.executable, "-c", code, str(path)], cwd=tmp, capture_output=True, timeout=60
+        )
         return (Path(tmp) / SENTINEL).exists()
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--modelaudit", type=Path, help="an extracted modelaudit sdist")
+    parser.add_argument(
+        "--truth-only", action="store_true", help="re-record truth.json for the files as they are"
+    )
     args = parser.parse_args()
-    twins = write_cases()
-    own = write_hostile(args.modelaudit)
+    if args.truth_only:
+        old = json.loads((HERE / "truth.json").read_text())
+        twins = old["twins"]
+        own = [
+            Path(p).name
+            for p, e in old["files"].items()
+            if "payload_runs_without_weights_only" in e
+        ]
+    else:
+        twins = write_cases()
+        own = write_hostile(args.modelaudit)
+        twins |= write_with_own_writer()
     files: dict[str, Any] = {}
     for path in sorted(p for p in HERE.rglob("*") if p.is_file()):
         rel = path.relative_to(HERE).as_posix()

@@ -134,7 +134,20 @@ class _Zip:
             extra += struct.pack("<HHQQ", 1, 16, size, size)
         extra += struct.pack("<HH", 0x4246, pad) + b"Z" * pad
         small = 0xFFFFFFFF if zip64 else size
-        head = struct.pack("<IHHHHHIIIHH", 0x04034B50, 45 if zip64 else 20, 0, 0, 0, 0, 0, small, small, len(encoded), len(extra))  # fmt: skip
+        head = struct.pack(
+            "<IHHHHHIIIHH",
+            0x04034B50,
+            45 if zip64 else 20,
+            0,
+            0,
+            0,
+            0,
+            0,
+            small,
+            small,
+            len(encoded),
+            len(extra),
+        )
         self.out.write(head + encoded + extra)
         crc, written = 0, 0
         for chunk in chunks:
@@ -151,7 +164,26 @@ class _Zip:
         cextra = struct.pack("<HHQQQ", 1, 24, size, size, local) if big else b""
         c_small = 0xFFFFFFFF if big else size
         c_local = 0xFFFFFFFF if big else local
-        self.central += struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 45, 45 if big else 20, 0, 0, 0, 0, crc, c_small, c_small, len(encoded), len(cextra), 0, 0, 0, 0, c_local)  # fmt: skip
+        self.central += struct.pack(
+            "<IHHHHHHIIIHHHHHII",
+            0x02014B50,
+            45,
+            45 if big else 20,
+            0,
+            0,
+            0,
+            0,
+            crc,
+            c_small,
+            c_small,
+            len(encoded),
+            len(cextra),
+            0,
+            0,
+            0,
+            0,
+            c_local,
+        )
         self.central += encoded + cextra
         self.count += 1
 
@@ -161,11 +193,21 @@ class _Zip:
         size = len(self.central)
         if at + size >= 0xFFFFFFFF or self.count >= 0xFFFF:
             eocd64 = self.out.tell()
-            self.out.write(struct.pack("<IQHHIIQQQQ", 0x06064B50, 44, 45, 45, 0, 0, self.count, self.count, size, at))  # fmt: skip
+            self.out.write(
+                struct.pack(
+                    "<IQHHIIQQQQ", 0x06064B50, 44, 45, 45, 0, 0, self.count, self.count, size, at
+                )
+            )
             self.out.write(struct.pack("<IIQI", 0x07064B50, 0, eocd64, 1))
-            self.out.write(struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, 0xFFFF, 0xFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 0))  # fmt: skip
+            self.out.write(
+                struct.pack(
+                    "<IHHHHIIH", 0x06054B50, 0, 0, 0xFFFF, 0xFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 0
+                )
+            )
         else:
-            self.out.write(struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, self.count, self.count, size, at, 0))  # fmt: skip
+            self.out.write(
+                struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, self.count, self.count, size, at, 0)
+            )
 
 
 def write_torch_zip(path: Path, tensors: Mapping[str, TorchTensor]) -> None:

@@ -285,17 +285,27 @@ pub fn read(bytes: &dyn FileBytes, path: &Path, out: &mut Vec<Finding>) -> Optio
             return None;
         }
     };
-    let recs = records(&entries, path, out)?;
+    let refused = |out: &mut Vec<Finding>| {
+        scan_pickles(bytes, &entries, path, out);
+        None
+    };
+    let Some(recs) = records(&entries, path, out) else {
+        return refused(out);
+    };
     if recs.by_name.contains_key("constants.pkl") {
         out.push(problem("PT004", Severity::Error,
             path,
             0,
             "a TorchScript archive (it has constants.pkl): torch.load(weights_only=True) refuses it; load it with torch.jit.load",
         ));
-        return None;
+        return refused(out);
     }
-    check_version(bytes, &recs, path, out)?;
-    let swap = byte_order(bytes, &recs, path, out)?;
+    if check_version(bytes, &recs, path, out).is_none() {
+        return refused(out);
+    }
+    let Some(swap) = byte_order(bytes, &recs, path, out) else {
+        return refused(out);
+    };
     let Some(pkl) = recs.by_name.get("data.pkl") else {
         out.push(problem(
             "PT004",
@@ -331,6 +341,30 @@ pub fn read(bytes: &dyn FileBytes, path: &Path, out: &mut Vec<Finding>) -> Optio
         pickle_base: base,
         fallback_at,
     })
+}
+
+/// The globals every `.pkl` record of a refused archive would import, found by walking each
+/// pickle without running it (what a scanner reports of an archive torch refuses to open).
+fn scan_pickles(bytes: &dyn FileBytes, entries: &[Entry], path: &Path, out: &mut Vec<Finding>) {
+    for entry in entries.iter().filter(|e| e.name.ends_with(".pkl")) {
+        let mut quiet = Vec::new();
+        let Some((data, base)) = record_bytes(bytes, entry, PICKLE_CAP, path, &mut quiet) else {
+            continue;
+        };
+        for (name, pos) in pickle::globals_after(&data, 0, 16) {
+            let at = base.map_or(entry.local, |b| b.saturating_add(pos as u64));
+            let code = if name.starts_with("opcode ") {
+                "PT006"
+            } else {
+                "PT005"
+            };
+            let message = format!(
+                "the pickle {:?} would import {name} at byte offset {at} (found by walking its opcodes without running them; the archive itself is refused)",
+                entry.name
+            );
+            out.push(finding(code, Severity::Error, FORMAT, path, message).at(at));
+        }
+    }
 }
 
 /// Each storage's record `data/<key>`, which must hold exactly `numel * element size` bytes.

@@ -68,15 +68,21 @@ pub fn has_torch_extension(path: &Path) -> bool {
 }
 
 /// Which reader a file of `path` whose first bytes are `prefix` goes to: `.safetensors` files
-/// always to the safetensors reader; otherwise a zip archive or anything that is not a plausible
-/// safetensors length prefix (whose bytes 4..8 are zero: a header under 4 GiB) to the torch
-/// readers, which also catch every pickle that is not a torch file.
+/// always to the safetensors reader; otherwise a zip archive, a pickle (the PROTO opcode, a
+/// protocol, then an opcode, never a zero byte), or anything that is not a plausible safetensors
+/// length prefix (whose bytes 4..8 are zero: a header under 4 GiB) to the torch readers, which
+/// also catch every pickle that is not a torch file.
 pub fn sniff(path: &Path, prefix: &[u8]) -> Format {
     if path.extension().is_some_and(|e| e == "safetensors") {
         return Format::Safetensors;
     }
     if zip::looks_like_zip(prefix) {
         return Format::TorchZip;
+    }
+    if let [0x80, 1..=5, op, ..] = prefix {
+        if *op != 0 {
+            return Format::TorchLegacy;
+        }
     }
     let safetensors_like = prefix.len() >= 8 && prefix[4..8] == [0, 0, 0, 0];
     if safetensors_like || (prefix.len() < 8 && !has_torch_extension(path)) {

@@ -244,19 +244,23 @@ pub fn refusal_findings(
         ),
     };
     let mut out = vec![finding(code, severity, format, path, message).at(at)];
-    if let Some(next) = refusal.security_next() {
-        for (name, pos) in pickle::globals_after(data, next, MORE_GLOBALS) {
-            let at = offset(pos);
-            let message = format!(
-                "{what} would next import {name} at byte offset {at} (found without running it)"
-            );
-            let code = if name.starts_with("opcode ") {
-                "PT006"
-            } else {
-                "PT005"
-            };
-            out.push(finding(code, Severity::Error, format, path, message).at(at));
+    // Whatever stopped the machine, name every global the pickle would import (a protocol-4
+    // payload is refused at its FRAME opcode, before its STACK_GLOBAL is reached).
+    let mut seen = std::collections::HashSet::new();
+    for (name, pos) in pickle::globals_after(data, 0, MORE_GLOBALS) {
+        if pos == refusal.at() || !seen.insert(name.clone()) {
+            continue;
         }
+        let at = offset(pos);
+        let message = format!(
+            "{what} would import {name} at byte offset {at} (found by walking its opcodes without running them)"
+        );
+        let code = if name.starts_with("opcode ") {
+            "PT006"
+        } else {
+            "PT005"
+        };
+        out.push(finding(code, Severity::Error, format, path, message).at(at));
     }
     out
 }

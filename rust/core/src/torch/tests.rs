@@ -426,6 +426,15 @@ fn what_goes_to_which_reader() {
         Format::TorchLegacy
     );
     assert_eq!(sniff(Path::new("x.pth"), b""), Format::TorchLegacy);
+    // Protocol 4: PROTO 4, FRAME and a frame length whose high bytes are zero.
+    assert_eq!(
+        sniff(Path::new("x.pkl"), b"\x80\x04\x95\x10\0\0\0\0\0\0"),
+        Format::TorchLegacy
+    );
+    assert_eq!(
+        sniff(Path::new("x.bin"), &0x0480u64.to_le_bytes()),
+        Format::Safetensors
+    );
     assert_eq!(sniff(Path::new("x"), b""), Format::Safetensors);
 }
 
@@ -503,4 +512,17 @@ proptest! {
             }
         }
     }
+}
+
+#[test]
+fn a_protocol_4_payload_is_named_by_walking_it() {
+    let data = b"\x80\x04\x959\x00\x00\x00\x00\x00\x00\x00\x8c\x08builtins\x94\x8c\x04eval\x94\x93\x94\x8c\x1dprint('security test - eval')\x94\x85\x94R\x94.";
+    let found = super::pickle::globals_after(data, 0, 16);
+    assert_eq!(found, vec![("builtins.eval".to_owned(), 29)]);
+    let bytes = zip(&[
+        ("version".to_owned(), b"3".to_vec()),
+        ("data.pkl".to_owned(), data.to_vec()),
+    ]);
+    let file = read_zip(&bytes);
+    assert_eq!(codes(&file), vec!["PT004", "PT005"], "{:?}", file.findings);
 }

@@ -484,90 +484,162 @@ fn surrogate_utf8(bytes: &[u8]) -> bool {
     true
 }
 
-/// The `GLOBAL` names from `from` on, stepping over opcodes by their argument lengths only.
+/// How an opcode's argument is laid out, for walking a pickle without running it.
+enum Arg {
+    None,
+    Fixed(usize),
+    /// A length of this many little-endian bytes, then that many bytes.
+    Counted(usize),
+    Lines(usize),
+}
+
+fn arg_of(op: u8) -> Option<Arg> {
+    Some(match op {
+        b'F' | b'I' | b'L' | b'P' | b'S' | b'V' | b'g' | b'p' => Arg::Lines(1),
+        b'c' | b'i' => Arg::Lines(2),
+        b'J' | b'j' | b'r' | 0x84 => Arg::Fixed(4),
+        b'K' | b'h' | b'q' | 0x80 | 0x82 => Arg::Fixed(1),
+        b'M' | 0x83 => Arg::Fixed(2),
+        b'G' | 0x95 => Arg::Fixed(8),
+        b'T' | b'X' | b'B' | 0x8b => Arg::Counted(4),
+        b'U' | b'C' | 0x8a | 0x8c => Arg::Counted(1),
+        0x8d | 0x8e | 0x96 => Arg::Counted(8),
+        op if ops::name(op).is_some() => Arg::None,
+        _ => return None,
+    })
+}
+
+/// True for the opcodes that push a string (what `STACK_GLOBAL` takes its names from).
+fn pushes_text(op: u8) -> bool {
+    matches!(op, b'S' | b'V' | b'T' | b'U' | b'X' | 0x8c | 0x8d)
+}
+
+/// Every global a pickle would import that torch's allowlist refuses, found by walking its
+/// opcodes by their argument lengths only (as `pickletools` disassembles), never running one:
+/// `GLOBAL` and `INST` name theirs, `STACK_GLOBAL` takes the last two strings pushed (directly
+/// or from the memo). Walks on into a next pickle that starts right after `STOP`. At most
+/// `limit` names; stops at a byte that is no opcode or an argument past the end.
 pub(super) fn scan_globals(data: &[u8], from: usize, limit: usize) -> Vec<(String, usize)> {
     let mut found = Vec::new();
+    let mut texts: Vec<String> = Vec::new();
+    let mut memo: std::collections::HashMap<u64, String> = std::collections::HashMap::new();
+    let mut last_text: Option<String> = None;
     let mut pos = from;
-    let line_end = |p: usize| {
-        data.get(p..)?
-            .iter()
-            .position(|&b| b == b'\n')
-            .map(|n| p + n)
+    let refused = |module: &str, name: &str| {
+        let (module, name) = globals::mapped(module, name);
+        globals::resolve(&module, &name)
+            .is_err()
+            .then(|| format!("{module}.{name}"))
     };
     while found.len() < limit {
         let Some(&op) = data.get(pos) else { break };
         let at = pos;
         pos += 1;
-        let skip = match op {
-            ops::GLOBAL => {
-                let (Some(a), Some(b)) = (line_end(pos), line_end(line_end(pos).unwrap_or(0) + 1))
+        let Some(arg) = arg_of(op) else { break };
+        let (body, next) = match arg {
+            Arg::None => (&data[pos..pos], pos),
+            Arg::Fixed(n) => match data.get(pos..pos + n) {
+                Some(b) => (b, pos + n),
+                None => break,
+            },
+            Arg::Counted(n) => {
+                let Some(len) = data.get(pos..pos + n) else {
+                    break;
+                };
+                let mut bytes = [0u8; 8];
+                bytes[..n].copy_from_slice(len);
+                let len = u64::from_le_bytes(bytes);
+                let Some(end) = usize::try_from(len)
+                    .ok()
+                    .and_then(|l| (pos + n).checked_add(l))
                 else {
                     break;
                 };
-                let module = String::from_utf8_lossy(&data[pos..a]).into_owned();
-                let name = String::from_utf8_lossy(&data[a + 1..b]).into_owned();
-                let (module, name) = globals::mapped(&module, &name);
-                if globals::resolve(&module, &name).is_err() {
-                    found.push((format!("{module}.{name}"), at));
+                match data.get(pos + n..end) {
+                    Some(b) => (b, end),
+                    None => break,
                 }
-                pos = b + 1;
-                continue;
             }
-            ops::STOP => break,
-            ops::BININT | ops::LONG_BINGET | ops::LONG_BINPUT => 4,
-            ops::BININT1 | ops::BINGET | ops::BINPUT | ops::PROTO => 1,
-            ops::BININT2 => 2,
-            ops::BINFLOAT => 8,
-            ops::BINUNICODE => {
-                let Some(b) = data.get(pos..pos + 4) else {
-                    break;
+            Arg::Lines(k) => {
+                let mut end = pos;
+                for _ in 0..k {
+                    match data
+                        .get(end..)
+                        .and_then(|r| r.iter().position(|&b| b == b'\n'))
+                    {
+                        Some(n) => end += n + 1,
+                        None => return found,
+                    }
+                }
+                (&data[pos..end], end)
+            }
+        };
+        pos = next;
+        let text = String::from_utf8_lossy(body);
+        let pushed = pushes_text(op).then(|| {
+            text.trim_end_matches('\n')
+                .trim_matches(|c| c == '\'' || c == '"')
+                .to_owned()
+        });
+        match op {
+            b'c' | b'i' => {
+                let mut lines = text.split('\n');
+                let (module, name) = (lines.next().unwrap_or(""), lines.next().unwrap_or(""));
+                if let Some(full) = refused(module, name) {
+                    found.push((full, at));
+                }
+            }
+            0x93 => {
+                if let [.., module, name] = texts.as_slice() {
+                    if let Some(full) = refused(module, name) {
+                        found.push((full, at));
+                    }
+                } else {
+                    found.push(("opcode STACK_GLOBAL".into(), at));
+                }
+            }
+            b'q' | b'r' | b'p' | 0x94 => {
+                if let Some(t) = &last_text {
+                    let key = match op {
+                        b'q' => u64::from(body[0]),
+                        b'r' => u64::from(u32::from_le_bytes([body[0], body[1], body[2], body[3]])),
+                        b'p' => text.trim().parse().unwrap_or(u64::MAX),
+                        _ => memo.len() as u64,
+                    };
+                    memo.insert(key, t.clone());
+                }
+            }
+            b'h' | b'j' | b'g' => {
+                let key = match op {
+                    b'h' => u64::from(body[0]),
+                    b'j' => u64::from(u32::from_le_bytes([body[0], body[1], body[2], body[3]])),
+                    _ => text.trim().parse().unwrap_or(u64::MAX),
                 };
-                4 + u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize
-            }
-            ops::SHORT_BINSTRING | ops::LONG1 => {
-                let Some(&n) = data.get(pos) else { break };
-                1 + usize::from(n)
+                if let Some(t) = memo.get(&key).cloned() {
+                    texts.push(t.clone());
+                    last_text = Some(t);
+                    continue;
+                }
             }
             op if ops::imports_or_calls(op) => {
                 found.push((format!("opcode {}", ops::name(op).unwrap_or("?")), at));
-                0
             }
-            op if is_plain(op) => 0,
-            _ => break,
-        };
-        pos = match pos.checked_add(skip) {
-            Some(p) => p,
-            None => break,
-        };
+            ops::STOP if data.get(pos) != Some(&ops::PROTO) => break,
+            _ => {}
+        }
+        match pushed {
+            Some(t) => {
+                texts.push(t.clone());
+                last_text = Some(t);
+            }
+            None if !matches!(op, b'q' | b'r' | b'p' | 0x94 | 0x95) => last_text = None,
+            None => {}
+        }
+        if texts.len() > 64 {
+            texts.drain(..32);
+        }
     }
     found
-}
-
-/// Argument-free opcodes the scan can step over.
-fn is_plain(op: u8) -> bool {
-    matches!(
-        op,
-        ops::MARK
-            | ops::EMPTY_TUPLE
-            | ops::EMPTY_LIST
-            | ops::EMPTY_DICT
-            | ops::NONE
-            | ops::NEWTRUE
-            | ops::NEWFALSE
-            | ops::TUPLE1
-            | ops::TUPLE2
-            | ops::TUPLE3
-            | ops::NEWOBJ
-            | ops::REDUCE
-            | ops::BUILD
-            | ops::APPEND
-            | ops::APPENDS
-            | ops::SETITEM
-            | ops::SETITEMS
-            | ops::BINPERSID
-            | ops::EMPTY_SET
-            | ops::TUPLE
-    )
 }
 
 #[cfg(test)]

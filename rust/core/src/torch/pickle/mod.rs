@@ -184,9 +184,9 @@ pub struct Unpickled {
     pub lossy_text: bool,
 }
 
-/// Every `GLOBAL` name a pickle holds from `from` on, found by walking its opcodes without
-/// running them (as torch's `get_globals_in_pkl` does): what a refused pickle would import next.
-/// Stops at `STOP`, at an opcode it cannot step over, or after `limit` names.
+/// Every global a pickle holds from `from` on that torch's allowlist refuses (and every opcode
+/// that imports or calls by itself), found by walking its opcodes without running them, as
+/// `pickletools` disassembles: what a refused pickle would import. At most `limit`.
 pub fn globals_after(data: &[u8], from: usize, limit: usize) -> Vec<(String, usize)> {
     machine::scan_globals(data, from, limit)
 }
