@@ -125,7 +125,11 @@ pub fn entries(
         ""
     };
     walk.visit(root_name.to_owned(), root, 0);
-    let note = |code, severity, message: String| finding(code, severity, format, path, message);
+    // File-level notes point at the pickle (they are about what it holds).
+    let pickle_at = found.file_offset(0);
+    let note = |code, severity, message: String| {
+        finding(code, severity, format, path, message).at(pickle_at)
+    };
     if !root_is_dict {
         let kind = root.kind(&found.unpickled.arena).to_owned();
         out.push(note(
@@ -206,7 +210,7 @@ pub fn entries(
             .at(*at),
         );
     }
-    tied(found, &walk.named, &by_name, format, path, out);
+    tied(found, &walk.named, &by_name, &entries, format, path, out);
     entries
 }
 
@@ -322,6 +326,7 @@ fn tied(
     found: &Found,
     named: &[(String, u32)],
     kept: &BTreeMap<&str, usize>,
+    entries: &[TensorEntry],
     format: Format,
     path: &Path,
     out: &mut Vec<Finding>,
@@ -339,6 +344,8 @@ fn tied(
     groups.sort();
     for group in groups {
         let quoted: Vec<String> = group.iter().map(|n| format!("{n:?}")).collect();
+        let first = &entries[kept[group[0]]];
+        let at = first.range.map_or(first.header_offset, |r| r.0);
         out.push(
             finding(
                 "PT014",
@@ -350,7 +357,8 @@ fn tied(
                     quoted.join(", ")
                 ),
             )
-            .tensor(group[0]),
+            .tensor(group[0])
+            .at(at),
         );
     }
 }

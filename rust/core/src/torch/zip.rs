@@ -133,33 +133,44 @@ fn find_end(bytes: &dyn FileBytes) -> Result<End, ZipError> {
     if disk != 0 || cd_disk != 0 {
         return err("a multi-disk archive", at);
     }
-    if end.entries == 0xffff || end.size == 0xffff_ffff || end.offset == 0xffff_ffff {
-        zip64_end(bytes, &mut end)?;
+    // As miniz (torch's zip reader) does: a zip64 locator right before the end record points
+    // at the zip64 end record, which must lie inside the file; when its signature is there,
+    // its fields are the ones that count.
+    let saturated = end.entries == 0xffff || end.size == 0xffff_ffff || end.offset == 0xffff_ffff;
+    let zip64 = zip64_end(bytes, &mut end)?;
+    if saturated && !zip64 {
+        return err("zip64 fields without a zip64 end record", at);
     }
     Ok(end)
 }
 
-fn zip64_end(bytes: &dyn FileBytes, end: &mut End) -> Result<(), ZipError> {
+/// Reads the zip64 end record a locator before `end` points to into `end`; `Ok(false)` when
+/// there is no locator, or no zip64 record where it points.
+fn zip64_end(bytes: &dyn FileBytes, end: &mut End) -> Result<bool, ZipError> {
     let Some(loc_at) = end.at.checked_sub(20) else {
-        return err("zip64 fields without a zip64 locator", end.at);
+        return Ok(false);
     };
-    let loc = read(bytes, loc_at, 20, "the zip64 locator")?;
+    let Ok(loc) = bytes.read(loc_at, 20) else {
+        return Ok(false);
+    };
     if le32(&loc, 0) != ZIP64_LOCATOR_SIG {
-        return err("zip64 fields without a zip64 locator", loc_at);
+        return Ok(false);
     }
     let rec_at = le64(&loc, 8);
-    if rec_at.checked_add(56).is_none_or(|e| e > loc_at) {
-        return err("the zip64 end record lies outside the archive", loc_at);
+    if bytes.len() < 56 || rec_at > bytes.len() - 56 {
+        return err(
+            format!("the zip64 locator points past the end of the file (to byte {rec_at})"),
+            loc_at,
+        );
     }
     let rec = read(bytes, rec_at, 56, "the zip64 end record")?;
     if le32(&rec, 0) != ZIP64_EOCD_SIG {
-        return err("the zip64 locator points at no zip64 end record", rec_at);
+        return Ok(false);
     }
     end.entries = le64(&rec, 32);
     end.size = le64(&rec, 40);
     end.offset = le64(&rec, 48);
-    end.at = rec_at;
-    Ok(())
+    Ok(true)
 }
 
 /// Reads the central directory.
@@ -168,6 +179,15 @@ pub fn read_directory(bytes: &dyn FileBytes) -> Result<Vec<Entry>, ZipError> {
     if end.entries > ENTRY_CAP {
         return err(
             format!("{} entries, over the {ENTRY_CAP}-entry cap", end.entries),
+            end.at,
+        );
+    }
+    if end.size < end.entries.saturating_mul(46) {
+        return err(
+            format!(
+                "a {}-byte central directory cannot hold its {} entries",
+                end.size, end.entries
+            ),
             end.at,
         );
     }
@@ -180,11 +200,15 @@ pub fn read_directory(bytes: &dyn FileBytes) -> Result<Vec<Entry>, ZipError> {
             end.at,
         );
     }
-    if end.offset.checked_add(end.size).is_none_or(|e| e > end.at) {
+    if end
+        .offset
+        .checked_add(end.size)
+        .is_none_or(|e| e > bytes.len())
+    {
         return err(
             format!(
-                "the central directory [{}, +{}) runs past its end record at {}",
-                end.offset, end.size, end.at
+                "the central directory [{}, +{}) runs past the end of the file",
+                end.offset, end.size
             ),
             end.at,
         );
