@@ -11,6 +11,7 @@ any case disagreed with torch, ran a payload, crashed or hung.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from pathlib import Path
@@ -25,13 +26,17 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=600)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--cases", type=int, help="run cases 0..N-1 of the seed (no time limit)")
     parser.add_argument("--case-timeout", type=float, default=20.0)
     parser.add_argument("--save", action="store_true", help="add new outcomes to the corpus")
     parser.add_argument("--no-torch", action="store_true", help="invariants only, as CI runs")
     args = parser.parse_args()
     os.environ["E3_FUZZ_TORCH"] = "0" if args.no_torch else "1"
     corpus = fuzz.CORPUS if args.save else None
-    report = campaign.run(args.seconds, args.seed, args.case_timeout, corpus, "tests.torch.fuzz")
+    seconds = math.inf if args.cases is not None else args.seconds
+    report = campaign.run(
+        seconds, args.seed, args.case_timeout, corpus, "tests.torch.fuzz", args.cases
+    )
     rate = report.execs / max(report.seconds, 1e-9)
     print(f"seconds {report.seconds:.0f}  execs {report.execs}  ({rate:.0f}/s)")
     for kind in ("zip", "legacy"):

@@ -24,6 +24,7 @@ CORPUS = Path(__file__).parent / "corpus"
 CORPUS_CAP = 300
 CRASH, HANG = "crash (worker died)", "hang (no progress)"
 STARTING = -1  # the worker's current case before its first
+FINISHED = -2  # the worker ran every case it was given and stopped
 
 
 @dataclass
@@ -107,7 +108,7 @@ def _injected_faults() -> dict[int, str]:
     return {int(index): fault for fault, index in pairs}
 
 
-def _worker(seed, start, current, results, seen, corpus, save_new, target=__name__):
+def _worker(seed, start, current, results, seen, corpus, save_new, target=__name__, stop=None):
     # `target` names the module whose case_for / judge / minimize / save run (this one for
     # safetensors, tests.torch.fuzz for torch files); the watchdog is the same for both.
     fuzzer = importlib.import_module(target)
@@ -117,6 +118,9 @@ def _worker(seed, start, current, results, seen, corpus, save_new, target=__name
         os.chdir(workdir)  # a payload that ran would leave its file here, where judge looks
         index = start
         while True:
+            if stop is not None and index >= stop:
+                current.value = FINISHED
+                return
             current.value = index
             if faults.get(index) == "crash":
                 os.abort()
@@ -156,9 +160,12 @@ def run(
     case_timeout: float = 10.0,
     corpus: Path | None = None,
     target: str = __name__,
+    cases: int | None = None,
 ) -> Report:
     """Fuzzes for `seconds` of wall time; with `corpus`, new outcomes are minimized into it.
-    `target` is the module of the cases and the judge (see `_worker`)."""
+    `target` is the module of the cases and the judge (see `_worker`). With `cases`, the run is
+    cases 0 .. cases-1 of `seed`, whatever the time (pass `seconds=math.inf`): the same cases on
+    every machine."""
     fuzzer = importlib.import_module(target)
     ctx = mp.get_context("spawn")
     report = Report()
@@ -170,7 +177,7 @@ def run(
     began = time.monotonic()
     while time.monotonic() < deadline:
         current, results = ctx.Value("q", STARTING), ctx.Queue()
-        args = (seed, start, current, results, seen, str(corpus), corpus is not None, target)
+        args = (seed, start, current, results, seen, str(corpus), corpus is not None, target, cases)
         worker = ctx.Process(target=_worker, args=args, daemon=True)
         worker.start()
         last_progress, last_index = time.monotonic(), STARTING
@@ -189,7 +196,7 @@ def run(
         worker.join()
         _drain(results, report)
         last_index = current.value  # the case it died or stalled on, however recent
-        if now >= deadline and not (dead or hung):
+        if last_index == FINISHED or (now >= deadline and not (dead or hung)):
             break
         if last_index == STARTING:
             raise RuntimeError(f"fuzz worker died before its first case (exit {worker.exitcode})")

@@ -216,8 +216,15 @@ def judge(kind: str, blob: bytes, workdir: Path) -> tuple[str, bool, tuple[str, 
     return judge_file(path, _torch_verdict(path))
 
 
-def minimize(kind: str, blob: bytes, workdir: Path, budget: int = 300) -> bytes:
+# Cases kept in the corpus stay small; larger ones are counted, not kept (minimizing a drafter
+# with torch judging each step would stall the watchdog).
+KEEP_BYTES = 32 << 10
+
+
+def minimize(kind: str, blob: bytes, workdir: Path, budget: int = 200) -> bytes:
     """Greedy chunk deletion keeping the same judgment."""
+    if len(blob) > 2 * KEEP_BYTES:
+        return blob
     target = judge(kind, blob, workdir)
     chunk = max(len(blob) // 2, 1)
     while chunk >= 1 and budget > 0:
@@ -236,7 +243,7 @@ def minimize(kind: str, blob: bytes, workdir: Path, budget: int = 300) -> bytes:
 
 def save(kind: str, blob: bytes, corpus: Path) -> str | None:
     """Keeps a case with torch's verdict on it (hand-run campaigns only record verdicts)."""
-    if len(list(corpus.glob("case-*"))) >= CORPUS_CAP:
+    if len(list(corpus.glob("case-*"))) >= CORPUS_CAP or len(blob) > KEEP_BYTES:
         return None
     name = f"case-{kind}-{hashlib.sha1(blob).hexdigest()[:16]}.{'bin' if kind == 'zip' else 'pt'}"
     path = corpus / name
