@@ -55,8 +55,19 @@ fn records<'e>(entries: &'e [Entry], path: &Path, out: &mut Vec<Finding>) -> Opt
     let prefix = format!("{prefix}/");
     let mut by_name = HashMap::new();
     for entry in entries {
+        // As torch's PyTorchStreamReader: every record lies in the first one's folder.
         let Some(name) = entry.name.strip_prefix(&prefix) else {
-            continue;
+            out.push(problem(
+                "PT004",
+                Severity::Error,
+                path,
+                entry.at,
+                format!(
+                    "{:?} is not in the archive's folder {prefix:?}: torch refuses the archive",
+                    entry.name
+                ),
+            ));
+            return None;
         };
         if by_name.insert(name, entry).is_some() {
             out.push(problem(

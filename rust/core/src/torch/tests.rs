@@ -309,6 +309,14 @@ fn archives_torch_does_not_read_are_refused() {
             ],
             "PT002",
         ),
+        (
+            vec![
+                ("archive/data.pkl".into(), pickle.clone()),
+                ("archive/version".into(), b"3".to_vec()),
+                ("other/data/0".into(), Vec::new()),
+            ],
+            "PT004",
+        ),
     ];
     for (records, code) in cases {
         let file = read_zip(&zip(&records));
