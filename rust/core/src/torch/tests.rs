@@ -322,6 +322,14 @@ fn archives_torch_does_not_read_are_refused() {
         let file = read_zip(&zip(&records));
         assert_eq!(codes(&file), vec![code], "{records:?}");
     }
+    // A record name that is not UTF-8 (in the central directory, which torch lists as str).
+    let mut bad_name = torch_zip(pickle.clone(), &storages);
+    let at = bad_name
+        .windows(12)
+        .rposition(|w| w == b"archive/data")
+        .unwrap();
+    bad_name[at + 8] = 0xff;
+    assert_eq!(codes(&read_zip(&bad_name)), vec!["PT002"]);
     let mut missing = torch_zip(pickle, &storages[..1]);
     assert_eq!(codes(&read_zip(&missing)), vec!["PT009"]);
     missing.truncate(missing.len() - 30);

@@ -236,8 +236,19 @@ pub fn read_directory(bytes: &dyn FileBytes) -> Result<Vec<Entry>, ZipError> {
         let Some(rest) = dir.get(pos + 46..pos + 46 + n + x + c) else {
             return err("a central directory entry runs past the directory", at);
         };
+        // torch.load lists every record name as a Python str (`get_all_records`): a name that
+        // is not UTF-8 makes it refuse the archive.
+        let Ok(name) = std::str::from_utf8(&rest[..n]) else {
+            return err(
+                format!(
+                    "central directory entry {} has a name that is not UTF-8",
+                    entries.len()
+                ),
+                at,
+            );
+        };
         let mut entry = Entry {
-            name: String::from_utf8_lossy(&rest[..n]).into_owned(),
+            name: name.to_owned(),
             method: le16(fixed, 10),
             flags: le16(fixed, 8),
             compressed: u64::from(le32(fixed, 20)),
