@@ -12,7 +12,7 @@ use crate::source::{read_exact, RangeSource};
 use crate::torch::{self, Format};
 use memmap2::Mmap;
 use std::borrow::Cow;
-use std::fs::File;
+use std::fs::{File, Metadata};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -43,14 +43,37 @@ pub struct Shard {
     /// `ST` findings about this file.
     pub findings: Vec<Finding>,
     bytes: Bytes,
-    /// Kept open so the size can be re-checked on the same inode after a data pass (`None` for
-    /// a ranged source, which has no local file).
-    file: Option<File>,
+    /// The mapped file's identity (device, inode), to re-check its size after a data pass by
+    /// path (`None` for a ranged source, which has no local file). No descriptor is kept: a
+    /// checkpoint of thousands of shards holds none open (the map itself needs none).
+    identity: Option<(u64, u64)>,
+}
+
+/// (device, inode) of a file's metadata.
+fn identity(meta: &Metadata) -> (u64, u64) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        (meta.dev(), meta.ino())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        (0, 0)
+    }
 }
 
 impl Shard {
     /// Opens and maps `path`, then reads and validates its header (touching only header pages).
+    /// The file's descriptor is closed before this returns; the map stays.
     pub fn open(path: &Path) -> Result<Shard> {
+        Shard::open_with_file(path).map(|(shard, _file)| shard)
+    }
+
+    /// [`Shard::open`], also handing back the open file (the shard keeps no descriptor), for a
+    /// caller that reads tensor bytes by offset: the same inode the header was read from,
+    /// whatever happens to the path afterwards.
+    pub(crate) fn open_with_file(path: &Path) -> Result<(Shard, File)> {
         let (file, meta) = open_regular(path)?;
         let file_len = meta.len();
         let bytes = if file_len == 0 {
@@ -71,7 +94,7 @@ impl Shard {
             header: None,
             findings: Vec::new(),
             bytes,
-            file: Some(file),
+            identity: Some(identity(&meta)),
         };
         shard.format = torch::sniff(path, shard.mapped());
         if shard.format == Format::Safetensors {
@@ -81,7 +104,7 @@ impl Shard {
             shard.header = read.header;
             shard.findings = read.findings;
         }
-        Ok(shard)
+        Ok((shard, file))
     }
 
     /// Builds the shard named `path` on a ranged `source`: reads the 8-byte length prefix, then
@@ -122,7 +145,7 @@ impl Shard {
                 header: read.header,
                 findings: read.findings,
                 bytes: Bytes::Ranged { source, prefix },
-                file: None,
+                identity: None,
             });
         }
         if let Some(end) = header_end(&prefix, file_len) {
@@ -137,7 +160,7 @@ impl Shard {
             header: None,
             findings: Vec::new(),
             bytes: Bytes::Ranged { source, prefix },
-            file: None,
+            identity: None,
         };
         shard.read_header();
         Ok(shard)
@@ -147,6 +170,11 @@ impl Shard {
         let report = read_header(self.header_prefix(), self.file_len, &self.path);
         self.header = report.header;
         self.findings = report.findings;
+    }
+
+    /// Absolute byte range in the file of a readable tensor entry (`None` when not readable).
+    pub(crate) fn absolute_range(&self, entry: &TensorEntry) -> Option<(u64, u64)> {
+        self.tensor_range(entry)
     }
 
     /// True when the bytes come from a ranged source, not a map.
@@ -252,17 +280,19 @@ impl Shard {
     /// The lowest file offset from which the mapped bytes may no longer be the file's as opened:
     /// where a read faulted past a truncation (those pages now read as zeros), or the file's
     /// current size when it has shrunk (the tail of its last page reads as zeros, no fault).
-    /// `None` while the file is intact. Cheap: one atomic load and one `fstat`.
+    /// `None` while the file is intact. Cheap: one atomic load and one `stat` of the path. When
+    /// the path no longer names the mapped inode (the file was deleted or replaced by a rename),
+    /// that inode's size cannot be had without a descriptor: a read past its end still faults
+    /// and is caught by the guard.
     pub fn changed_from(&self) -> Option<u64> {
         let faulted = match &self.bytes {
             Bytes::Mapped(guard, _) => guard.first_fault(),
             Bytes::Empty | Bytes::Ranged { .. } => None,
         };
-        let shrunk = match self.file.as_ref().map(File::metadata) {
-            Some(Ok(meta)) => (meta.len() < self.file_len).then_some(meta.len()),
-            Some(Err(_)) => Some(0),
-            None => None,
-        };
+        let shrunk = self.identity.and_then(|opened| {
+            let meta = std::fs::metadata(&self.path).ok()?;
+            (identity(&meta) == opened && meta.len() < self.file_len).then_some(meta.len())
+        });
         match (faulted, shrunk) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),

@@ -2,7 +2,7 @@
 //! sharded directory with an index, Hugging Face cache repo or snapshot), safetensors or torch
 //! (which files are weights: `names`).
 
-use super::contain::{canonical, escape_finding, resolves_inside};
+use super::contain::{boundary_of, canonical, escape_finding, resolves_inside};
 use super::names::{self, Choice};
 use crate::error::{Error, Result};
 use crate::finding::{Finding, Severity};
@@ -22,13 +22,16 @@ pub struct FileSet {
     pub files: Vec<PathBuf>,
     /// `config.json` beside the weights, when present.
     pub config: Option<PathBuf>,
-    /// The directory that paths read from file contents must stay inside (canonical): the root,
-    /// or for the Hugging Face cache the repo folder `models--org--name` (holding `blobs/`).
+    /// The directory every file must resolve inside (canonical): the root, or for the Hugging
+    /// Face cache the repo folder `models--org--name` (holding `blobs/`). See [`FileSet::admits`].
     pub boundary: PathBuf,
-    /// True in the Hugging Face cache, whose snapshot files are links into `blobs/`: every file
-    /// must then resolve inside `boundary`. In a plain directory, links the user placed are
-    /// followed wherever they go (only names read from files are held to the boundary).
+    /// True for files on this machine: each one (shard, index, config), symlinks followed, must
+    /// resolve inside `boundary`, whether the directory is a Hugging Face snapshot (whose files
+    /// link into `blobs/`) or a plain directory. False for a listing, whose files are not paths.
     pub links_must_stay_inside: bool,
+    /// The file the user named (a `.safetensors` file or an index), read wherever its link leads:
+    /// what was given is inside what was given.
+    pub explicit: Option<PathBuf>,
     /// IX010 findings met while resolving (a `refs/main` that leads outside the repo).
     pub findings: Vec<Finding>,
 }
@@ -53,12 +56,16 @@ pub fn resolve(path: &Path) -> Result<FileSet> {
             let listed = list_names(&root)?;
             let listed: Vec<&str> = listed.iter().map(String::as_str).collect();
             let files = names::files_for_index(name, &listed);
+            if files.len() > super::MAX_SHARDS {
+                return Err(super::too_many_shards(&root, "holds", files.len()));
+            }
             return Ok(FileSet {
                 files: files.iter().map(|n| root.join(n)).collect(),
                 config: config_in(&root),
                 index: Some(path.to_owned()),
-                boundary: canonical(&root),
-                links_must_stay_inside: false,
+                boundary: boundary_of(&root),
+                links_must_stay_inside: true,
+                explicit: Some(path.to_owned()),
                 findings: Vec::new(),
                 root,
             });
@@ -70,8 +77,9 @@ pub fn resolve(path: &Path) -> Result<FileSet> {
             config: config_in(&root),
             index: None,
             files: vec![path.to_owned()],
-            boundary: canonical(&root),
-            links_must_stay_inside: false,
+            boundary: boundary_of(&root),
+            links_must_stay_inside: true,
+            explicit: Some(path.to_owned()),
             findings: Vec::new(),
             root,
         });
@@ -87,6 +95,9 @@ pub fn resolve(path: &Path) -> Result<FileSet> {
         index,
         skipped,
     } = names::choose(&listed);
+    if files.len() > super::MAX_SHARDS {
+        return Err(super::too_many_shards(&root, "holds", files.len()));
+    }
     if files.is_empty() && index.is_none() {
         return Err(Error::InvalidCheckpoint {
             path: path.to_owned(),
@@ -112,11 +123,28 @@ pub fn resolve(path: &Path) -> Result<FileSet> {
         config: config_in(&root),
         index: index.map(|n| root.join(n)),
         files: files.iter().map(|n| root.join(n)).collect(),
-        boundary: canonical(if in_hf_cache { path } else { &root }),
-        links_must_stay_inside: in_hf_cache,
+        boundary: if in_hf_cache {
+            canonical(path)
+        } else {
+            boundary_of(&root)
+        },
+        links_must_stay_inside: true,
+        explicit: None,
         findings,
         root,
     })
+}
+
+impl FileSet {
+    /// The containment rule (one for plain directories, HF snapshots and `fix`'s copying): true
+    /// when the file at `path` may be opened, i.e. it is the file the user named, or it resolves
+    /// inside [`FileSet::boundary`] (a path that cannot be resolved counts as inside: opening it
+    /// then fails on its own, reading nothing).
+    pub fn admits(&self, path: &Path) -> bool {
+        !self.links_must_stay_inside
+            || self.explicit.as_deref() == Some(path)
+            || resolves_inside(path, &self.boundary)
+    }
 }
 
 fn config_in(root: &Path) -> Option<PathBuf> {
