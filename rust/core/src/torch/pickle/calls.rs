@@ -48,7 +48,14 @@ pub(super) fn call(m: &mut Machine<'_>, func: &Global, args: &Value) -> Step<Val
                         Some(Object::Tuple(v) | Object::List(v) | Object::Set(v)) => v.clone(),
                         _ => return Ok(opaque(name)),
                     },
-                    _ => return m.malformed("builtins.set takes an iterable"),
+                    // Numbers and None are not iterable (Python's TypeError); a string, bytes,
+                    // a tensor or an opaque value may be, as torch then builds a set of it.
+                    Value::None
+                    | Value::Bool(_)
+                    | Value::Int(_)
+                    | Value::BigInt(_)
+                    | Value::Float(_) => return m.malformed("builtins.set takes an iterable"),
+                    _ => return Ok(opaque(name)),
                 },
                 _ => return m.malformed("builtins.set takes at most one argument"),
             };
