@@ -23,6 +23,8 @@ import random
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from eagle3_inspect import _native
 from tests.fuzz.oracle import OK
 
@@ -191,7 +193,7 @@ def judge_file(path: Path, verdict: dict[str, Any] | None) -> tuple[str, bool, t
             if not readable:
                 continue
             try:
-                data = bytes(memoryview(native.buffer(name)))
+                data = np.asarray(native.buffer(name)).tobytes()
             except _native.InspectError:
                 return UNREADABLE, True, ()
             if len(data) != nbytes:
