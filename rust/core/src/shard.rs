@@ -237,7 +237,7 @@ impl Shard {
 
     /// The bytes of a readable tensor entry: borrowed from the map, or read from the ranged
     /// source (one read, not kept); for a torch view, its logical values materialized from
-    /// the span it is read from. `Err` carries why they cannot be had.
+    /// the span it is read from (owned, even over a map). `Err` carries why they cannot be had.
     pub fn read_tensor(&self, entry: &TensorEntry) -> std::result::Result<Cow<'_, [u8]>, String> {
         const INVALID: &str =
             "its header entry is invalid or its data lies outside the file (see the ST findings)";
