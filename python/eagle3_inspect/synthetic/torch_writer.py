@@ -17,6 +17,7 @@ import zlib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 # safetensors dtype -> (torch legacy storage class, element size)
 STORAGE_CLASSES = {
@@ -118,7 +119,7 @@ def state_dict_pickle(tensors: Mapping[str, TorchTensor], legacy: bool) -> bytes
 class _Zip:
     """A streaming writer of stored records, each aligned to ALIGN bytes, zip64 when needed."""
 
-    def __init__(self, out) -> None:
+    def __init__(self, out: BinaryIO) -> None:
         self.out = out
         self.central = bytearray()
         self.count = 0

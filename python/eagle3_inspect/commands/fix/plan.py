@@ -9,6 +9,7 @@ the one with the fewest errors, then warnings, then changes wins.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -149,7 +150,7 @@ def _candidates(
     target: TargetInfo | None,
     d2t_len: int | None,
     verifier: Verifier,
-):
+) -> Iterator[tuple[dict[str, Any] | None, tuple[list[str], Refusal | None], dict[str, str], int]]:
     source = ckpt.config or {}
     layers = draft_num_layers(source)
     # Ties go to the engine's own format (speculators loads its own), else to the source's.
@@ -168,7 +169,9 @@ def _candidates(
                 yield config, (notes, refusal), names, style_rank
 
 
-def _infos(ckpt: Checkpoint, names: dict[str, str], extra: dict[str, TensorInfo]):
+def _infos(
+    ckpt: Checkpoint, names: dict[str, str], extra: dict[str, TensorInfo]
+) -> dict[str, TensorInfo]:
     out = {new: replace(ckpt.tensors[old], name=new) for old, new in names.items()}
     return out | extra
 
@@ -235,7 +238,9 @@ def make_plan(
     return plan
 
 
-def _suggest(profile: EngineProfile, target: TargetInfo | None, expected: list[Finding]):
+def _suggest(
+    profile: EngineProfile, target: TargetInfo | None, expected: list[Finding]
+) -> str | None:
     if not expected or target is None or not target.architectures:
         return None
     since = first_capturing_version(profile, target.architectures[0])

@@ -13,7 +13,7 @@ from eagle3_inspect.layout import detect_layout
 from eagle3_inspect.reader.draft_config import read_draft_config
 from eagle3_inspect.reader.target import TargetInfo
 from eagle3_inspect.reader.tensorinfo import TensorInfo
-from eagle3_inspect.rules.e3 import check_architecture
+from eagle3_inspect.rules.e3 import check_drafter
 from eagle3_inspect.rules.e3.target import check_target
 from eagle3_inspect.rules.en import check_all
 from eagle3_inspect.rules.en.fold import fold_under_refusal
@@ -33,7 +33,7 @@ def simulate(
     (EN findings folded under a refusal), and the same before folding (what `score` counts: a
     refusal must not hide how much else is wrong with a candidate)."""
     layout = detect_layout(tensors, config)
-    found = check_architecture(tensors, config, layout)
+    found = check_drafter(tensors, config, layout)
     if target is not None:
         found += check_target(layout, read_draft_config(config), target)
     raw = check_all(profile, tensors, config, target, fold=False)

@@ -23,7 +23,7 @@ from eagle3_inspect.commands.validate import validate
 from eagle3_inspect.findings import Severity
 from eagle3_inspect.reader.checkpoint import Checkpoint
 from eagle3_inspect.reader.stats import TensorStats
-from eagle3_inspect.reader.writer import WrittenFile, WrittenTensor
+from eagle3_inspect.writer import WrittenFile, WrittenTensor
 
 
 def _validate(

@@ -117,7 +117,9 @@ def offline_listing(hub: Any, location: HubLocation) -> SourceListing:
             raise RemoteSourceError(f"{location.root}/{name}", "larger than 64 MiB")
         return name, file.read(0, file.size).decode("utf-8", errors="replace")
 
-    return SourceListing(location.given, location.root, files, index and text(index), text(CONFIG))
+    return SourceListing(
+        location.given, location.root, files, text(index) if index else None, text(CONFIG)
+    )
 
 
 def hub_listing(location: HubLocation, traffic: Traffic) -> SourceListing:
@@ -173,7 +175,9 @@ def hub_listing(location: HubLocation, traffic: Traffic) -> SourceListing:
         return name, data.decode("utf-8", errors="replace")
 
     files = [source(n) for n in weights]
-    return SourceListing(location.given, location.root, files, index and text(index), text(CONFIG))
+    return SourceListing(
+        location.given, location.root, files, text(index) if index else None, text(CONFIG)
+    )
 
 
 def _nothing_here(location: HubLocation, commit: str, files: list[RepoFile]) -> str:

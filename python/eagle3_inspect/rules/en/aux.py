@@ -47,8 +47,9 @@ def _location_findings(
     profile: EngineProfile, config: Mapping[str, Any]
 ) -> tuple[list[Finding], tuple[str, list[int]] | None]:
     findings: list[Finding] = []
-    read = first_present(config, profile.aux_layer_ids)
-    read = (read[0], _ids(read[1])) if read and _ids(read[1]) else None
+    present = first_present(config, profile.aux_layer_ids)
+    ids = _ids(present[1]) if present else None
+    read = (present[0], ids) if present and ids else None
     every_reader = set(profile.aux_layer_ids)
     for _, runner_read in profile.aux_layer_runners:
         every_reader |= set(runner_read)

@@ -27,7 +27,7 @@ from eagle3_inspect.rules.en.versions import try_parse_version
 
 
 def check_engine(
-    profile: EngineProfile, tensors: Mapping[str, TensorInfo], config: dict | None
+    profile: EngineProfile, tensors: Mapping[str, TensorInfo], config: dict[str, Any] | None
 ) -> list[Finding]:
     """Dropped tensors, random parameters, refused configs, unserved architecture, ignored fields,
     norm-flag mismatches, the fc width and the config contract for one engine profile. Aux ids
@@ -75,7 +75,7 @@ def _beyond_checked(profile: EngineProfile) -> list[Finding]:
 def check_all(
     profile: EngineProfile,
     tensors: Mapping[str, TensorInfo],
-    config: dict | None,
+    config: dict[str, Any] | None,
     target: TargetInfo | dict[str, Any] | None = None,
     fold: bool = True,
 ) -> list[Finding]:

@@ -174,7 +174,7 @@ def _str_map(value: Any, where: str) -> dict[str, str]:
 def _choice(value: Any, allowed: tuple[str, ...], where: str) -> str:
     if value not in allowed:
         raise ProfileError(f"{where}: {value!r} is not one of {allowed}")
-    return value
+    return str(value)
 
 
 def parse_profile(data: dict[str, Any], path: str) -> EngineProfile:

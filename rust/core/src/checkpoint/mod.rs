@@ -35,10 +35,10 @@ pub(crate) fn too_many_shards(path: &Path, what: &str, count: usize) -> Error {
 }
 
 use crate::error::{Error, Result};
-use crate::finding::{Finding, Severity};
 use crate::header::TensorEntry;
 use crate::progress::{NoProgress, Progress};
 use crate::shard::Shard;
+use crate::{Code, Finding};
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::collections::btree_map::Entry;
@@ -215,12 +215,8 @@ fn assemble(
             Ok(shard) => shards.push(shard),
             // A dangling HF-cache symlink or an unreadable shard is a finding, not a crash.
             Err(err) => findings.push(
-                Finding::new(
-                    "IX001",
-                    Severity::Error,
-                    format!("shard cannot be opened: {err}"),
-                )
-                .file(path.clone()),
+                Finding::new(Code::IX001, format!("shard cannot be opened: {err}"))
+                    .file(path.clone()),
             ),
         }
     }
@@ -255,8 +251,7 @@ fn assemble(
         };
         findings.push(
             Finding::new(
-                "IX008",
-                Severity::Warning,
+                Code::IX008,
                 format!(
                     "{} {kind} files and no {index}: loaders may pick one file or all",
                     shards.len()
@@ -316,12 +311,8 @@ fn read_config(file_set: &FileSet, findings: &mut Vec<Finding>) -> Option<String
         Ok(text) => Some(text),
         Err(err) => {
             findings.push(
-                Finding::new(
-                    "IX009",
-                    Severity::Error,
-                    format!("config.json cannot be read: {err}"),
-                )
-                .file(path.clone()),
+                Finding::new(Code::IX009, format!("config.json cannot be read: {err}"))
+                    .file(path.clone()),
             );
             None
         }

@@ -5,8 +5,9 @@
 use super::contain::{boundary_of, canonical, escape_finding, resolves_inside};
 use super::names::{self, Choice};
 use crate::error::{Error, Result};
-use crate::finding::{Finding, Severity};
+use crate::finding::Finding;
 use crate::regular::{read_capped_text, REFS_CAP};
+use crate::Code;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -109,9 +110,7 @@ pub fn resolve(path: &Path) -> Result<FileSet> {
     if !skipped.is_empty() {
         findings.push(
             Finding::new(
-                "PT019",
-                Severity::Info,
-                format!(
+                Code::PT019, format!(
                     "{} not inspected: a trainer's side files, not weights (scan one by its path to check it)",
                     skipped.join(", ")
                 ),

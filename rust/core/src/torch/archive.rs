@@ -11,7 +11,8 @@ use super::storage::{refusal_findings, Found, Located, ZipIds};
 use super::view::{check_inflates, inflate, Base};
 use super::zip::{self, Entry};
 use super::{finding, Format};
-use crate::finding::{Finding, Severity};
+use crate::finding::Finding;
+use crate::Code;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::Path;
@@ -21,14 +22,8 @@ const FORMAT: Format = Format::TorchZip;
 /// The newest archive version torch 2.15 reads (`kMaxSupportedFileFormatVersion`).
 pub const MAX_VERSION: u64 = 10;
 
-fn problem(
-    code: &'static str,
-    severity: Severity,
-    path: &Path,
-    at: u64,
-    message: impl std::fmt::Display,
-) -> Finding {
-    finding(code, severity, FORMAT, path, message).at(at)
+fn problem(code: Code, path: &Path, at: u64, message: impl std::fmt::Display) -> Finding {
+    finding(code, FORMAT, path, message).at(at)
 }
 
 /// The records of one archive, by name under its folder.
@@ -41,8 +36,7 @@ fn records<'e>(entries: &'e [Entry], path: &Path, out: &mut Vec<Finding>) -> Opt
     let first = entries.first()?;
     let Some((prefix, _)) = first.name.split_once('/') else {
         out.push(problem(
-            "PT004",
-            Severity::Error,
+            Code::PT004,
             path,
             first.at,
             format!(
@@ -58,8 +52,7 @@ fn records<'e>(entries: &'e [Entry], path: &Path, out: &mut Vec<Finding>) -> Opt
         // As torch's PyTorchStreamReader: every record lies in the first one's folder.
         let Some(name) = entry.name.strip_prefix(&prefix) else {
             out.push(problem(
-                "PT004",
-                Severity::Error,
+                Code::PT004,
                 path,
                 entry.at,
                 format!(
@@ -71,8 +64,7 @@ fn records<'e>(entries: &'e [Entry], path: &Path, out: &mut Vec<Finding>) -> Opt
         };
         if by_name.insert(name, entry).is_some() {
             out.push(problem(
-                "PT002",
-                Severity::Error,
+                Code::PT002,
                 path,
                 entry.at,
                 format!(
@@ -97,8 +89,7 @@ fn record_bytes<'b>(
     let start = check_entry(bytes, entry, path, out)?;
     if entry.size > cap {
         out.push(problem(
-            "PT008",
-            Severity::Error,
+            Code::PT008,
             path,
             entry.local,
             format!(
@@ -111,7 +102,7 @@ fn record_bytes<'b>(
     let raw = match bytes.read(start, entry.compressed) {
         Ok(raw) => raw,
         Err(why) => {
-            out.push(problem("PT002", Severity::Error, path, start, why));
+            out.push(problem(Code::PT002, path, start, why));
             return None;
         }
     };
@@ -122,8 +113,7 @@ fn record_bytes<'b>(
         Ok(plain) => Some((Cow::Owned(plain), None)),
         Err(why) => {
             out.push(problem(
-                "PT003",
-                Severity::Error,
+                Code::PT003,
                 path,
                 start,
                 format!("{:?}: {why}", entry.name),
@@ -142,8 +132,7 @@ fn check_entry(
 ) -> Option<u64> {
     if entry.encrypted() {
         out.push(problem(
-            "PT003",
-            Severity::Error,
+            Code::PT003,
             path,
             entry.at,
             format!("the record {:?} is encrypted; not read", entry.name),
@@ -152,8 +141,7 @@ fn check_entry(
     }
     if entry.method != 0 && entry.method != 8 {
         out.push(problem(
-            "PT003",
-            Severity::Error,
+            Code::PT003,
             path,
             entry.at,
             format!(
@@ -165,8 +153,7 @@ fn check_entry(
     }
     if entry.method == 0 && entry.compressed != entry.size {
         out.push(problem(
-            "PT002",
-            Severity::Error,
+            Code::PT002,
             path,
             entry.at,
             format!(
@@ -179,7 +166,7 @@ fn check_entry(
     match zip::data_start(bytes, entry) {
         Ok(start) => Some(start),
         Err(e) => {
-            out.push(problem("PT002", Severity::Error, path, e.at, e.why));
+            out.push(problem(Code::PT002, path, e.at, e.why));
             None
         }
     }
@@ -208,8 +195,7 @@ fn check_version(
         .or_else(|| recs.by_name.get("version"))
     else {
         out.push(problem(
-            "PT004",
-            Severity::Error,
+            Code::PT004,
             path,
             0,
             format!("no {}version record: not a torch.save archive", recs.prefix),
@@ -221,8 +207,7 @@ fn check_version(
         Some(v) if (1..=MAX_VERSION).contains(&v) => Some(()),
         Some(v) => {
             out.push(problem(
-                "PT004",
-                Severity::Error,
+                Code::PT004,
                 path,
                 entry.local,
                 format!("archive version {v}: torch reads versions 1 to {MAX_VERSION}"),
@@ -231,8 +216,7 @@ fn check_version(
         }
         None => {
             out.push(problem(
-                "PT004",
-                Severity::Error,
+                Code::PT004,
                 path,
                 entry.local,
                 format!(
@@ -261,9 +245,7 @@ fn byte_order(
         b"big" => {
             out.push(
                 finding(
-                    "PT015",
-                    Severity::Info,
-                    FORMAT,
+                    Code::PT015, FORMAT,
                     path,
                     "the archive was written big-endian (byteorder \"big\"): every element's bytes are swapped on read",
                 )
@@ -273,8 +255,7 @@ fn byte_order(
         }
         other => {
             out.push(problem(
-                "PT004",
-                Severity::Error,
+                Code::PT004,
                 path,
                 entry.local,
                 format!(
@@ -292,7 +273,7 @@ pub fn read(bytes: &dyn FileBytes, path: &Path, out: &mut Vec<Finding>) -> Optio
     let entries = match zip::read_directory(bytes) {
         Ok(entries) => entries,
         Err(e) => {
-            out.push(problem("PT002", Severity::Error, path, e.at, e.why));
+            out.push(problem(Code::PT002, path, e.at, e.why));
             return None;
         }
     };
@@ -304,8 +285,7 @@ pub fn read(bytes: &dyn FileBytes, path: &Path, out: &mut Vec<Finding>) -> Optio
         return refused(out);
     };
     if recs.by_name.contains_key("constants.pkl") {
-        out.push(problem("PT004", Severity::Error,
-            path,
+        out.push(problem(Code::PT004, path,
             0,
             "a TorchScript archive (it has constants.pkl): torch.load(weights_only=True) refuses it; load it with torch.jit.load",
         ));
@@ -319,8 +299,7 @@ pub fn read(bytes: &dyn FileBytes, path: &Path, out: &mut Vec<Finding>) -> Optio
     };
     let Some(pkl) = recs.by_name.get("data.pkl") else {
         out.push(problem(
-            "PT004",
-            Severity::Error,
+            Code::PT004,
             path,
             0,
             format!(
@@ -365,15 +344,15 @@ fn scan_pickles(bytes: &dyn FileBytes, entries: &[Entry], path: &Path, out: &mut
         for (name, pos) in pickle::globals_after(&data, 0, 16) {
             let at = base.map_or(entry.local, |b| b.saturating_add(pos as u64));
             let code = if name.starts_with("opcode ") {
-                "PT006"
+                Code::PT006
             } else {
-                "PT005"
+                Code::PT005
             };
             let message = format!(
                 "the pickle {:?} would import {name} at byte offset {at} (found by walking its opcodes without running them; the archive itself is refused)",
                 entry.name
             );
-            out.push(finding(code, Severity::Error, FORMAT, path, message).at(at));
+            out.push(finding(code, FORMAT, path, message).at(at));
         }
     }
 }
@@ -393,8 +372,7 @@ fn locate(
         .map(|s| {
             let name = format!("data/{}", s.key);
             let Some(entry) = recs.by_name.get(name.as_str()) else {
-                out.push(problem("PT009", Severity::Error,
-                    path,
+                out.push(problem(Code::PT009, path,
                     offset(s.at),
                     format!("the pickle names the storage {}{name}, which the archive does not hold", recs.prefix),
                 ));
@@ -402,8 +380,7 @@ fn locate(
             };
             let want = s.nbytes().unwrap_or(0);
             if entry.size != want {
-                out.push(problem("PT009", Severity::Error,
-                    path,
+                out.push(problem(Code::PT009, path,
                     entry.local,
                     format!(
                         "the record {} holds {} bytes, but the pickle declares {} elements of torch.{} ({want} bytes)",
@@ -425,7 +402,7 @@ fn locate(
                         .read(start, entry.compressed)
                         .and_then(|raw| check_inflates(&raw, entry.size));
                     if let Err(why) = checked {
-                        out.push(problem("PT003", Severity::Error, path, start, format!("{}: {why}", entry.name)));
+                        out.push(problem(Code::PT003, path, start, format!("{}: {why}", entry.name)));
                         return None;
                     }
                     Some(Located {

@@ -11,7 +11,8 @@ use super::pickle::{self, Object, PersistentLoad, Refusal, Unpickled, Value, PIC
 use super::storage::{refusal_findings, Found, LegacyIds, Located};
 use super::view::Base;
 use super::{finding, Format};
-use crate::finding::{Finding, Severity};
+use crate::finding::Finding;
+use crate::Code;
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -25,14 +26,8 @@ const PROTOCOL_VERSION: i64 = 1001;
 /// The first window a ranged read of a pickle fetches (grown fourfold until the pickle fits).
 const FIRST_WINDOW: u64 = 64 << 10;
 
-fn problem(
-    code: &'static str,
-    severity: Severity,
-    path: &Path,
-    at: u64,
-    message: impl std::fmt::Display,
-) -> Finding {
-    finding(code, severity, FORMAT, path, message).at(at)
+fn problem(code: Code, path: &Path, at: u64, message: impl std::fmt::Display) -> Finding {
+    finding(code, FORMAT, path, message).at(at)
 }
 
 /// True for a POSIX tar archive (`ustar` at byte 257): torch's oldest format, which
@@ -77,8 +72,7 @@ fn run_at<L: PersistentLoad + Default>(bytes: &dyn FileBytes, pos: u64) -> Ran<'
 pub fn read(bytes: &dyn FileBytes, path: &Path, out: &mut Vec<Finding>) -> Option<Found> {
     if is_tar(bytes) {
         out.push(problem(
-            "PT001",
-            Severity::Error,
+            Code::PT001,
             path,
             0,
             "a tar archive (torch's format before 0.4): torch.load(weights_only=True) refuses it",
@@ -88,8 +82,7 @@ pub fn read(bytes: &dyn FileBytes, path: &Path, out: &mut Vec<Finding>) -> Optio
     let mut pos = 0u64;
     let (magic, _) = step::<LegacyIds>(bytes, path, &mut pos, "the pickle", out)?;
     if !matches!(&magic.root, Value::BigInt(b) if **b == MAGIC) {
-        out.push(problem("PT010", Severity::Error,
-            path,
+        out.push(problem(Code::PT010, path,
             0,
             "a pickle, but not a torch.save file: it does not start with torch's magic number (torch.load refuses it: \"Invalid magic number\")",
         ));
@@ -99,8 +92,7 @@ pub fn read(bytes: &dyn FileBytes, path: &Path, out: &mut Vec<Finding>) -> Optio
     let (proto, _) = step::<LegacyIds>(bytes, path, &mut pos, "the protocol version", out)?;
     if proto.root != Value::Int(PROTOCOL_VERSION) {
         out.push(problem(
-            "PT010",
-            Severity::Error,
+            Code::PT010,
             path,
             proto_at,
             format!("the protocol version is not {PROTOCOL_VERSION}: torch.load refuses the file"),
@@ -164,8 +156,7 @@ fn storages(
 ) -> Option<Vec<Option<Located>>> {
     let Some(list) = key_list(keys) else {
         out.push(problem(
-            "PT010",
-            Severity::Error,
+            Code::PT010,
             path,
             keys_at,
             "the storage key list is not a list of keys: torch.load refuses the file",
@@ -181,8 +172,7 @@ fn storages(
     for key in &list {
         let Some(&(elsize, numel)) = roots.get(key.as_str()) else {
             out.push(problem(
-                "PT010",
-                Severity::Error,
+                Code::PT010,
                 path,
                 keys_at,
                 format!("the key list names the storage {key:?}, which the pickle never loads"),
@@ -193,8 +183,7 @@ fn storages(
             Ok(b) => i64::from_le_bytes(b[..8].try_into().unwrap_or([0; 8])),
             Err(why) => {
                 out.push(problem(
-                    "PT010",
-                    Severity::Error,
+                    Code::PT010,
                     path,
                     pos,
                     format!("storage {key:?}: {why}"),
@@ -207,8 +196,7 @@ fn storages(
             .ok()
             .and_then(|c| c.checked_mul(elsize));
         if want != have {
-            out.push(problem("PT010", Severity::Error,
-                path,
+            out.push(problem(Code::PT010, path,
                 pos,
                 format!(
                     "storage {key:?} holds {count} elements in the file, the pickle says {numel}: torch.load refuses it (\"storage has wrong byte size\")"
@@ -220,8 +208,7 @@ fn storages(
         let start = pos + 8;
         if start.checked_add(nbytes).is_none_or(|e| e > bytes.len()) {
             out.push(problem(
-                "PT010",
-                Severity::Error,
+                Code::PT010,
                 path,
                 pos,
                 format!("storage {key:?}'s {nbytes} bytes run past the end of the file: cut short"),
@@ -245,8 +232,7 @@ fn storages(
                 let (_, numel) = roots[s.key.as_str()];
                 if vo.checked_add(*vs).is_none_or(|e| e > numel) {
                     out.push(problem(
-                        "PT010",
-                        Severity::Error,
+                        Code::PT010,
                         path,
                         main_at.saturating_add(s.at as u64),
                         format!("a view of storage {:?} runs past its end", s.key),
@@ -263,8 +249,7 @@ fn storages(
     let mut unread: Vec<String> = unread.into_iter().collect();
     unread.sort();
     for key in unread {
-        out.push(problem("PT010", Severity::Error,
-            path,
+        out.push(problem(Code::PT010, path,
             keys_at,
             format!(
                 "the pickle loads the storage {key:?} but the file holds no data for it (torch would leave it uninitialized)"

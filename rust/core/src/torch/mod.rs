@@ -21,8 +21,9 @@ pub mod zip;
 
 pub use view::Layout;
 
-use crate::finding::{Finding, Severity};
+use crate::finding::Finding;
 use crate::header::{Header, TensorEntry};
+use crate::Code;
 use bytes::FileBytes;
 use std::path::Path;
 
@@ -103,13 +104,12 @@ pub struct TorchFile {
 
 /// A finding about `path` in `format`.
 pub(crate) fn finding(
-    code: &'static str,
-    severity: Severity,
+    code: Code,
     format: Format,
     path: &Path,
     message: impl std::fmt::Display,
 ) -> Finding {
-    Finding::new(code, severity, format!("{}: {message}", format.label())).file(path)
+    Finding::new(code, format!("{}: {message}", format.label())).file(path)
 }
 
 /// Reads the torch file `bytes` (named `path`) in `format` (a torch format from [`sniff`]).

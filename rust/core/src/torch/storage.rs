@@ -5,7 +5,8 @@ use super::pickle::globals::{Global, StorageClass};
 use super::pickle::{self, Arena, Refusal, StorageRef, Unpickled, Value};
 use super::view::Base;
 use super::{dtypes, finding, Format};
-use crate::finding::{Finding, Severity};
+use crate::finding::Finding;
+use crate::Code;
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -182,7 +183,7 @@ pub fn refusal_findings(
     what: &str,
 ) -> Vec<Finding> {
     let at = offset(refusal.at());
-    let (code, severity, message) = match refusal {
+    let (code, message) = match refusal {
         Refusal::Global {
             module,
             name,
@@ -195,8 +196,7 @@ pub fn refusal_findings(
                 "that torch's weights_only unpickler never allows".to_owned()
             };
             (
-                "PT005",
-                Severity::Error,
+                Code::PT005,
                 format!(
                     "{what} imports the global {module}.{name} at byte offset {at}, {why}: it was \
                      not imported and nothing after it was run (torch.load without \
@@ -205,8 +205,7 @@ pub fn refusal_findings(
             )
         }
         Refusal::Calling { op, .. } => (
-            "PT006",
-            Severity::Error,
+            Code::PT006,
             format!(
                 "{what} uses the opcode {} at byte offset {at}, which imports or calls by \
                  itself: it was not run, nor anything after it",
@@ -214,8 +213,7 @@ pub fn refusal_findings(
             ),
         ),
         Refusal::Unsupported { op, .. } => (
-            "PT007",
-            Severity::Error,
+            Code::PT007,
             match pickle::ops::name(*op) {
                 Some(name) => format!(
                     "{what} uses the opcode {name} at byte offset {at}, which torch's \
@@ -228,22 +226,19 @@ pub fn refusal_findings(
             },
         ),
         Refusal::Malformed { why, .. } => (
-            "PT007",
-            Severity::Error,
+            Code::PT007,
             format!("{what} is refused at byte offset {at}: {why}"),
         ),
         Refusal::Truncated { .. } => (
-            "PT007",
-            Severity::Error,
+            Code::PT007,
             format!("{what} ends at byte offset {at} before its STOP opcode: cut short"),
         ),
         Refusal::Cap { why, .. } => (
-            "PT008",
-            Severity::Error,
+            Code::PT008,
             format!("{what} is over a cap at byte offset {at}: {why}; not read further"),
         ),
     };
-    let mut out = vec![finding(code, severity, format, path, message).at(at)];
+    let mut out = vec![finding(code, format, path, message).at(at)];
     // Whatever stopped the machine, name every global the pickle would import (a protocol-4
     // payload is refused at its FRAME opcode, before its STACK_GLOBAL is reached).
     let mut seen = std::collections::HashSet::new();
@@ -256,11 +251,11 @@ pub fn refusal_findings(
             "{what} would import {name} at byte offset {at} (found by walking its opcodes without running them)"
         );
         let code = if name.starts_with("opcode ") {
-            "PT006"
+            Code::PT006
         } else {
-            "PT005"
+            Code::PT005
         };
-        out.push(finding(code, Severity::Error, format, path, message).at(at));
+        out.push(finding(code, format, path, message).at(at));
     }
     out
 }

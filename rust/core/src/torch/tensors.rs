@@ -8,8 +8,9 @@ use super::pickle::{Object, TensorRef, Value};
 use super::storage::{Found, Located};
 use super::view::{is_contiguous, span_elements, Base, Layout};
 use super::{finding, unreadable_entry, Format};
-use crate::finding::{Finding, Severity};
+use crate::finding::Finding;
 use crate::header::TensorEntry;
+use crate::Code;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
@@ -127,21 +128,16 @@ pub fn entries(
     walk.visit(root_name.to_owned(), root, 0);
     // File-level notes point at the pickle (they are about what it holds).
     let pickle_at = found.file_offset(0);
-    let note = |code, severity, message: String| {
-        finding(code, severity, format, path, message).at(pickle_at)
-    };
+    let note = |code, message: String| finding(code, format, path, message).at(pickle_at);
     if !root_is_dict {
         let kind = root.kind(&found.unpickled.arena).to_owned();
         out.push(note(
-            "PT016",
-            Severity::Warning,
-            format!("the file holds a {kind}, not a state dict: its tensors are named by their place in it"),
+            Code::PT016, format!("the file holds a {kind}, not a state dict: its tensors are named by their place in it"),
         ));
     }
     if !walk.ignored.is_empty() {
         out.push(note(
-            "PT017",
-            Severity::Info,
+            Code::PT017,
             format!(
                 "{} values that are not tensors are not inspected: {}",
                 walk.ignored.len(),
@@ -151,15 +147,13 @@ pub fn entries(
     }
     if let Some(name) = &walk.too_deep {
         out.push(note(
-            "PT016",
-            Severity::Warning,
+            Code::PT016,
             format!("containers nested more than {DEPTH_CAP} deep (at {name:?}) are not inspected"),
         ));
     }
     if !walk.opaque.is_empty() {
         out.push(note(
-            "PT011",
-            Severity::Warning,
+            Code::PT011,
             format!(
                 "{} objects this reader does not interpret are not inspected: {}",
                 walk.opaque.len(),
@@ -169,9 +163,7 @@ pub fn entries(
     }
     if found.unpickled.lossy_text {
         out.push(note(
-            "PT018",
-            Severity::Warning,
-            "some text holds lone surrogates, which torch keeps: those names are shown with replacement characters".into(),
+            Code::PT018, "some text holds lone surrogates, which torch keeps: those names are shown with replacement characters".into(),
         ));
     }
     let mut by_name: BTreeMap<&str, usize> = BTreeMap::new();
@@ -183,9 +175,7 @@ pub fn entries(
         if by_name.insert(name, entries.len()).is_some() {
             out.push(
                 note(
-                    "PT018",
-                    Severity::Warning,
-                    format!("the name {name:?} is given twice by nested containers; the first is inspected"),
+                    Code::PT018, format!("the name {name:?} is given twice by nested containers; the first is inspected"),
                 )
                 .tensor(name)
                 .at(at),
@@ -197,9 +187,7 @@ pub fn entries(
     if let Some((first, at, elsize)) = unaligned.first() {
         out.push(
             finding(
-                "PT012",
-                Severity::Info,
-                format,
+                Code::PT012, format,
                 path,
                 format!(
                     "{} tensors start at a byte offset that is not a multiple of their element size (the first, {first:?}, at byte {at}, of {elsize}-byte elements): zero-copy typed views of them need a copy",
@@ -243,8 +231,7 @@ fn entry(
     if let Some(why) = why_not {
         out.push(
             finding(
-                "PT011",
-                Severity::Warning,
+                Code::PT011,
                 format,
                 path,
                 format!(
@@ -273,9 +260,7 @@ fn entry(
             if !direct && numel > 1 && !layout.swap {
                 out.push(
                     finding(
-                        "PT013",
-                        Severity::Info,
-                        format,
+                        Code::PT013, format,
                         path,
                         format!(
                             "a strided view (shape {:?}, strides {:?}): its values are read through a copy, in row-major order",
@@ -348,9 +333,7 @@ fn tied(
         let at = first.range.map_or(first.header_offset, |r| r.0);
         out.push(
             finding(
-                "PT014",
-                Severity::Info,
-                format,
+                Code::PT014, format,
                 path,
                 format!(
                     "{} share one storage (tied weights): each is read as its own view of it; a safetensors copy stores each separately",

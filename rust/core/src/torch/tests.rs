@@ -15,7 +15,7 @@ fn path() -> &'static Path {
 }
 
 fn codes(file: &super::TorchFile) -> Vec<&'static str> {
-    file.findings.iter().map(|f| f.code).collect()
+    file.findings.iter().map(|f| f.code.as_str()).collect()
 }
 
 fn read_zip(bytes: &[u8]) -> super::TorchFile {
