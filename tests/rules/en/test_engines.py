@@ -424,7 +424,8 @@ def test_en010_and_en011_aux_defaults_and_lookalikes():
     v = check_aux_layer_ids(
         one("vllm@0.33.0"), vllm_config(eagle_aux_hidden_state_layer_ids=[1, 15, 28]), 32
     )
-    assert codes(v) == ["EN011"]
+    # top-level ids in an hf-layout config: no producer of the corpus writes them, no run
+    assert codes(v) == ["EN011"] and "a guess" in v[0].message
     s = sglang_config(eagle_config={"eagle_aux_hidden_state_layer_ids": [2, 16, 29]})
     assert codes(check_aux_layer_ids(one("sglang@0.5.23"), s, 32, "LlamaForCausalLM")) == ["EN011"]
     # the DeepSeek family applies +1 only to a first id of 1, so 2 is not a look-alike there
@@ -595,7 +596,7 @@ def test_every_finding_carries_engine_hint_and_catalogue_severity():
 
 def test_catalogue_documents_every_en_code():
     rules = {code: r for code, r in all_rules().items() if code.startswith("EN")}
-    assert sorted(rules) == [f"EN{n:03d}" for n in range(1, 16)] + ["EN018", "EN019"]
+    assert sorted(rules) == [f"EN{n:03d}" for n in range(1, 16)] + ["EN018", "EN019", "EN022"]
     for rule in rules.values():
         assert rule.summary and rule.explanation and rule.example and rule.hint
     sources = "".join(
@@ -721,3 +722,31 @@ def test_en005_reads_the_layer_count_wherever_the_target_nests_its_text_model(ne
     assert "62-layer target" in en005.message
     target[nest]["num_hidden_layers"] = 63
     assert "EN005" not in codes(check_all(one("sglang@0.5.23"), midlayer_ckpt(), config, target))
+
+
+LLAMA = "LlamaForCausalLM"
+
+
+def test_en022_and_silence_where_a_forward_run_measured_the_aux_states():
+    # SpecForge / Model-Optimizer ids (eagle_config) on vLLM: fed one layer early (capture run)
+    hf = check_aux_layer_ids(one("vllm@0.33.0"), sglang_config(), 32, "LlamaForCausalLM")
+    assert codes(hf) == ["EN003", "EN022"] and hf[1].severity is Severity.ERROR  # EN003: V2
+    assert "capture_truth.json" in hf[1].message
+    # the same ids on SGLang, which trained them: nothing (0.5.14's capture was run) ...
+    assert check_aux_layer_ids(one("sglang@0.5.14"), sglang_config(), 32, LLAMA) == []
+    # ... and speculators' ids on vLLM, whose capture speculators trains on: nothing, even the
+    # output-of look-alike [1, ...] that EN011 used to flag
+    spec = speculators_config(eagle_aux_hidden_state_layer_ids=[1, 15, 28])
+    assert check_aux_layer_ids(one("vllm@0.33.0"), spec, 32, "LlamaForCausalLM") == []
+    # no ids: the config does not say who trained it, so EN010 stays a guess (see aux.py)
+    bare = sglang_config()
+    del bare["eagle_config"]
+    assert codes(check_aux_layer_ids(one("vllm@0.33.0"), bare, 32, LLAMA)) == ["EN010"]
+    # no run for another target class or an unrun version: the guess stays, and says so
+    other = check_aux_layer_ids(one("vllm@0.33.0"), sglang_config(), 32, "Qwen3ForCausalLM")
+    assert codes(other) == ["EN003", "EN011"] and "a guess" in other[1].message
+    guess = check_aux_layer_ids(one("sglang@0.5.23"), bare, 32, LLAMA)
+    assert codes(guess) == ["EN010"] and "a guess" in guess[0].message
+    # the runs used a Llama target: with the target unknown (no --target) the guess stays too
+    unknown = check_aux_layer_ids(one("vllm@0.33.0"), sglang_config(), 32)
+    assert codes(unknown) == ["EN003", "EN011"] and "a guess" in unknown[1].message
