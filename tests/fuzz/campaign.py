@@ -7,6 +7,7 @@ corpus; the committed corpus is replayed by tests/test_fuzz.py and rust/core/tes
 from __future__ import annotations
 
 import hashlib
+import importlib
 import multiprocessing as mp
 import os
 import queue
@@ -23,7 +24,7 @@ CORPUS = Path(__file__).parent / "corpus"
 CORPUS_CAP = 340
 CRASH, HANG = "crash (worker died)", "hang (no progress)"
 STARTING = -1  # the worker's current case before its first
-FINISHED = -2  # the worker's mark once it has judged the last case asked for
+FINISHED = -2  # the worker ran every case it was given and stopped
 
 
 @dataclass
@@ -124,12 +125,20 @@ def _injected_faults() -> dict[int, str]:
     return {int(index): fault for fault, index in pairs}
 
 
-def _worker(seed, start, stop, current, results, seen, corpus, save_new):
+def _worker(seed, start, current, results, seen, corpus, save_new, target=__name__, stop=None):
+    # `target` names the module whose case_for / judge / minimize / save run (this one for
+    # safetensors, tests.torch.fuzz for torch files); the watchdog is the same for both.
+    fuzzer = importlib.import_module(target)
     faults = _injected_faults()
     with tempfile.TemporaryDirectory(prefix="e3fuzz-") as tmp:
         workdir = Path(tmp)
+        os.chdir(workdir)  # a payload that ran would leave its file here, where judge looks
         index = start
-        while stop is None or index < stop:
+        while True:
+            if stop is not None and index >= stop:
+                results.put(None)  # the end: everything before it has been sent
+                current.value = FINISHED
+                return
             current.value = index
             if faults.get(index) == "crash":
                 # What was judged before it is delivered first (the queue's feeder thread
@@ -139,17 +148,15 @@ def _worker(seed, start, stop, current, results, seen, corpus, save_new):
                 os.abort()
             if faults.get(index) == "hang":
                 time.sleep(3600)
-            kind, blob = case_for(seed, index)
-            verdict = judge(kind, blob, workdir)
+            kind, blob = fuzzer.case_for(seed, index)
+            verdict = fuzzer.judge(kind, blob, workdir)
             signature = (kind, *verdict)
             saved = None
             if save_new and signature not in seen:
                 seen[signature] = True
-                saved = save(kind, minimize(kind, blob, workdir), Path(corpus))
+                saved = fuzzer.save(kind, fuzzer.minimize(kind, blob, workdir), Path(corpus))
             results.put((kind, verdict[0], saved))
             index += 1
-    results.put(None)  # the end: everything before it has been sent
-    current.value = FINISHED
 
 
 def _drain(results, report: Report, wait: float = 0.0) -> bool:
@@ -178,11 +185,13 @@ def run(
     seed: int = 0,
     case_timeout: float = 10.0,
     corpus: Path | None = None,
+    target: str = __name__,
     cases: int | None = None,
 ) -> Report:
-    """Fuzzes for `seconds` of wall time, or over cases 0..`cases`-1 of `seed` (the same cases
-    on any machine, however loaded: what the test run uses); with `corpus`, new outcomes are
-    minimized into it."""
+    """Fuzzes for `seconds` of wall time; with `corpus`, new outcomes are minimized into it.
+    `target` is the module of the cases and the judge (see `_worker`). With `cases`, the run is
+    cases 0 .. cases-1 of `seed` (leave `seconds` unbounded): the same cases on every machine."""
+    fuzzer = importlib.import_module(target)
     ctx = mp.get_context("spawn")
     report = Report()
     manager = ctx.Manager()
@@ -193,7 +202,7 @@ def run(
     began = time.monotonic()
     while time.monotonic() < deadline:
         current, results = ctx.Value("q", STARTING), ctx.Queue()
-        args = (seed, start, cases, current, results, seen, str(corpus), corpus is not None)
+        args = (seed, start, current, results, seen, str(corpus), corpus is not None, target, cases)
         worker = ctx.Process(target=_worker, args=args, daemon=True)
         worker.start()
         last_progress, last_index = time.monotonic(), STARTING
@@ -223,11 +232,11 @@ def run(
             break
         if last_index == STARTING:
             raise RuntimeError(f"fuzz worker died before its first case (exit {worker.exitcode})")
-        kind, blob = case_for(seed, last_index)
+        kind, blob = fuzzer.case_for(seed, last_index)
         category = HANG if hung else CRASH
         report.outcomes[(kind, category)] += 1
         report.execs += 1
-        name = save(kind, blob, corpus) if corpus is not None else None
+        name = fuzzer.save(kind, blob, corpus) if corpus is not None else None
         report.failures.append((kind, category, name))
         start = last_index + 1
     manager.shutdown()

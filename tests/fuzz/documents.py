@@ -333,7 +333,7 @@ def judge_modelinfo(blob: bytes, workdir: Path) -> tuple[str, bool, tuple[str, .
         if "\n" in message or not message.startswith("http"):
             return oracle.UNLOCATED, typed, ("remote-error",)
         about_info = "/api/models/" in message.split(": ", 1)[0]
-        if typed and about_info and "no .safetensors" not in message:
+        if typed and about_info and "no weights files" not in message:
             return oracle.STRICTER, typed, ("remote-error",)
         return oracle.OK, typed, ("remote-error",)
     return (oracle.OK if typed else oracle.MISSED), typed, ()
