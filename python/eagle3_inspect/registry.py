@@ -31,7 +31,11 @@ FOLDERS = (
     ("st_ix", ("ST", "IX")),
     ("num", ("NUM",)),
     ("vm", ("VM",)),
+    ("family", ("FM",)),
     ("e3", ("E3",)),
+    ("pe", ("PE",)),
+    ("df", ("DF",)),
+    ("tg", ("TG",)),
     ("en", ("EN",)),
 )
 FIELDS = {"severity", "summary", "explanation", "example", "hint", "evidence"}

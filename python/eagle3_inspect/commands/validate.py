@@ -1,7 +1,9 @@
-"""`validate`: every check for an EAGLE-3 drafter in one report.
+"""`validate`: every check for a drafter in one report.
 
-ST/IX (file and index structure) + E3 (architecture and config) + VM (d2t/t2d) + NUM (values,
-from one statistics pass) + target cross-checks (`target=`) + EN (engine profiles, `engine=`).
+ST/IX (file and index structure) + the drafter family's rules (FM: which family it is; E3
+EAGLE-3, PE P-EAGLE, DF DFlash / DFlash2) + VM (d2t/t2d) + NUM (values, from one statistics
+pass) + target cross-checks (`target=`: the family's and TG position / RoPE) + EN (engine
+profiles for that family, `engine=`).
 """
 
 from __future__ import annotations
@@ -37,14 +39,16 @@ from eagle3_inspect.reader.remote import remote_section, traffic_of
 from eagle3_inspect.reader.stats import ProgressCallback
 from eagle3_inspect.reader.target import TargetInfo, load_target
 from eagle3_inspect.reader.vocab import VocabMapping
-from eagle3_inspect.rules.e3 import check_architecture
-from eagle3_inspect.rules.e3.target import check_target
+from eagle3_inspect.rules.family.check import check_drafter, check_drafter_target
+from eagle3_inspect.rules.family.detect import detect_family
+from eagle3_inspect.rules.family.model import Family
 from eagle3_inspect.rules.num import check_numbers
 
 SCHEMA = "eagle3-inspect/validate/1"
-# E3033 is the version-less "layers.N keys under an SGLang config" warning; with an engine
-# profile the EN rules give the exact per-version verdict instead.
-SUPERSEDED_BY_ENGINES = {"E3033"}
+# E3033 is the version-less "layers.N keys under an SGLang config" warning, TG001 the
+# version-less "shorter position range" one; with an engine profile the EN rules give the exact
+# per-version verdict instead.
+SUPERSEDED_BY_ENGINES = {"E3033", "TG001"}
 
 
 @dataclass
@@ -54,6 +58,7 @@ class Report:
     path: str
     layout: Layout
     findings: list[Finding]
+    family: Family = field(default_factory=lambda: Family(name="unknown"))
     engines: list[str] = field(default_factory=list)
     target: TargetInfo | None = None
     vocab: VocabMapping | None = None
@@ -92,6 +97,7 @@ class Report:
             "fail_on": self.fail_on.value,
             "engines": self.engines,
             "target": None if self.target is None else self.target.path,
+            "family": self.family.to_dict(),
             "layout": layout,
             "vocab": None if self.vocab is None else self.vocab.to_dict(),
             "findings": findings,
@@ -183,8 +189,9 @@ def _validate(
     )
     layout = detect_layout(ckpt.tensors, ckpt.config)
     draft_config = read_draft_config(ckpt.config)
+    family = detect_family(ckpt.tensors, draft_config, layout)
     findings = list(ckpt.findings)
-    findings += check_architecture(ckpt.tensors, ckpt.config, layout)
+    findings += check_drafter(family, ckpt.tensors, draft_config, layout)
     vocab = ckpt.vocab_mapping(
         target_vocab=(
             target_info.vocab_size if target_info and not draft_config.vocab_size else None
@@ -192,9 +199,10 @@ def _validate(
     )
     findings += vocab.findings
     if target_info is not None:
-        findings += check_target(layout, draft_config, target_info)
-    for profile in profiles:
-        findings += check_all(profile, ckpt.tensors, ckpt.config, target_info)
+        findings += check_drafter_target(family, layout, draft_config, target_info)
+    if family.is_drafter:
+        for profile in profiles:
+            findings += check_all(profile, ckpt.tensors, ckpt.config, target_info, family.name)
     if profiles:
         findings = [f for f in findings if f.code not in SUPERSEDED_BY_ENGINES]
     if stats:
@@ -208,6 +216,7 @@ def _validate(
         path=ckpt.path,
         layout=layout,
         findings=_order(_locate_config(findings, ckpt.config_path)),
+        family=family,
         engines=[p.label for p in profiles] if profiles else [],
         target=target_info,
         vocab=vocab,

@@ -151,7 +151,8 @@ def test_fc_width_each_profile_expects_is_the_one_the_engine_built(roots: dict) 
             built = result.get("fc_in_features")
             if not isinstance(built, int) or not harm.compared(result):
                 continue
-            (profile,) = resolve_engines(key)
+            (engine,) = resolve_engines(key)
+            profile = engine.family_profile("eagle3")
             count, source = engine_aux_count(profile, config)
             assert count * hidden == built, (name, key, source)
             checked += 1
@@ -171,8 +172,8 @@ def test_aux_ids_each_profile_reads_are_the_ones_the_engine_captured(roots: dict
         for key, result in sorted(entry["results"].items()):
             if result["engine"] == "speculators" or not harm.compared(result):
                 continue
-            (profile,) = resolve_engines(key)
-            found = first_present(config, profile.aux_layer_ids)
+            (engine,) = resolve_engines(key)
+            found = first_present(config, engine.family_profile("eagle3").aux_layer_ids)
             assert (found[1] if found else None) == result.get("aux_layer_ids"), (name, key)
             checked += 1
     assert checked > 300  # 379 SGLang / vLLM records in the committed truth

@@ -99,9 +99,12 @@ def speculators_config(**overrides) -> dict:
     return config
 
 
-def one(spec: str):
+def one(spec: str, family: str = "eagle3"):
+    """The `family` section of the one profile `spec` resolves to."""
     (profile,) = resolve_engines(spec)
-    return profile
+    found = profile.family_profile(family)
+    assert found is not None, (spec, family)
+    return found
 
 
 def codes(findings) -> list[str]:
@@ -150,18 +153,40 @@ def _raw(name: str) -> dict:
     ("mutate", "message"),
     [
         (lambda d: d.update(colour="blue"), "unknown keys"),
-        (lambda d: d["names"].update(unknown="explode"), "is not one of"),
-        (lambda d: d["names"]["params"][0].update(pattern="(unclosed"), "bad regex"),
-        (lambda d: d["names"]["params"][0].update(when=["cfg:"]), "unknown condition"),
-        (lambda d: d["names"]["params"][0].update(when=["sunny"]), "unknown condition"),
-        (lambda d: d["names"]["required"][0].update(severity="fatal"), "severity"),
+        (lambda d: d["families"]["eagle3"]["names"].update(unknown="explode"), "is not one of"),
+        (
+            lambda d: d["families"]["eagle3"]["names"]["params"][0].update(pattern="(unclosed"),
+            "bad regex",
+        ),
+        (
+            lambda d: d["families"]["eagle3"]["names"]["params"][0].update(when=["cfg:"]),
+            "unknown condition",
+        ),
+        (
+            lambda d: d["families"]["eagle3"]["names"]["params"][0].update(when=["sunny"]),
+            "unknown condition",
+        ),
+        (
+            lambda d: d["families"]["eagle3"]["names"]["required"][0].update(severity="fatal"),
+            "severity",
+        ),
         (lambda d: d.update(max_version="0.5.0"), "max_version must exceed"),
-        (lambda d: d["config"].update(aux_layer_convention="sideways"), "is not one of"),
-        (lambda d: d["config"]["norm_flags"][0].update(default="no"), "boolean"),
+        (
+            lambda d: d["families"]["eagle3"]["config"].update(aux_layer_convention="sideways"),
+            "is not one of",
+        ),
+        (
+            lambda d: d["families"]["eagle3"]["config"]["norm_flags"][0].update(default="no"),
+            "boolean",
+        ),
         (lambda d: d.update(checked_versions=[]), "checked_versions"),
-        (lambda d: d["names"]["required"][0].pop("names"), "needs `names`"),
-        (lambda d: d["config"]["norm_flags"][0].pop("name"), "needs a string `name`"),
-        (lambda d: d.update(speculators_architectures={"llama": 1}), "map strings"),
+        (lambda d: d["families"]["eagle3"]["names"]["required"][0].pop("names"), "needs `names`"),
+        (lambda d: d["families"]["eagle3"]["config"]["norm_flags"][0].pop("name"), "needs `name`"),
+        (
+            lambda d: d["families"]["eagle3"].update(speculators_architectures={"llama": 1}),
+            "maps strings",
+        ),
+        (lambda d: d["families"].update(medusa={}), "unknown drafter families"),
     ],
 )
 def test_schema_rejects_malformed_profiles(mutate, message):
@@ -207,8 +232,9 @@ def test_resolution_picks_the_covering_profile_and_capture_version():
 
 
 def test_resolution_without_version_is_the_newest_profile():
+    (engine,) = resolve_engines("sglang")
+    assert engine.max_version is None
     newest = one("sglang")
-    assert newest.max_version is None
     assert newest.label == "sglang@0.5.23"
     labels = [p.label for p in resolve_engines("all")]
     assert sorted(p.split("@")[0] for p in labels) == ["sglang", "speculators", "trtllm", "vllm"]
@@ -581,7 +607,7 @@ def test_every_finding_carries_engine_hint_and_catalogue_severity():
 
 def test_catalogue_documents_every_en_code():
     rules = {code: r for code, r in all_rules().items() if code.startswith("EN")}
-    assert sorted(rules) == [f"EN{n:03d}" for n in range(1, 16)]
+    assert sorted(rules) == [f"EN{n:03d}" for n in range(1, 18)]
     for rule in rules.values():
         assert rule.summary and rule.explanation and rule.example and rule.hint
     sources = "".join(p.read_text() for p in (ROOT / "python/eagle3_inspect/rules/en").glob("*.py"))
@@ -682,8 +708,7 @@ def test_generator_reads_vllm_registry_and_supports_eagle3(tmp_path, gen):
 
 
 def test_a_version_newer_than_any_read_says_so():
-    (newest,) = resolve_engines("sglang")
-    (future,) = resolve_engines("sglang@99.0")
+    newest, future = one("sglang"), one("sglang@99.0")
     assert [f.code for f in check_engine(newest, {}, None) if f.code == "EN012"] == []
     notes = [f for f in check_engine(future, {}, None) if f.code == "EN012"]
     assert len(notes) == 1 and "newer than every sglang version" in notes[0].message

@@ -19,7 +19,7 @@ from eagle3_inspect.reader.draft_config import (
     DraftConfig,
 )
 from eagle3_inspect.rules.en.aux import capture_indices, convention_for
-from eagle3_inspect.rules.en.profile import EngineProfile
+from eagle3_inspect.rules.en.profile import FamilyProfile
 
 # The id convention each producer style trains with (eagle3-formats.md C.4).
 STYLE_CONVENTION = {"speculators": "input-of", "sglang": "output-of", "eagle": "output-of"}
@@ -108,7 +108,7 @@ def to_speculators_style(config: dict[str, Any], verifier_archs: list[str]) -> d
 
 
 def aux_ids_for(
-    profile: EngineProfile, draft: DraftConfig, target_arch: str | None
+    profile: FamilyProfile, draft: DraftConfig, target_arch: str | None
 ) -> tuple[list[int] | None, str]:
     """The aux ids in this engine's convention (None when the source declares none) and a note."""
     ids = draft.aux_layer_ids
@@ -137,12 +137,12 @@ def aux_ids_for(
     )
 
 
-def place_aux_ids(profile: EngineProfile, config: dict[str, Any], ids: list[int]) -> None:
+def place_aux_ids(profile: FamilyProfile, config: dict[str, Any], ids: list[int]) -> None:
     """Writes `ids` where the engine (and each of its runners) reads them first, nowhere else."""
     for location in AUX_ID_LOCATIONS:
         pop_path(config, location)
     places = list(profile.aux_layer_ids[:1])
-    places += [read[0] for _, read in profile.aux_layer_runners if read]
+    places += [runner.read[0] for runner in profile.aux_layer_runners if runner.read]
     for place in dict.fromkeys(places):
         set_path(config, place, list(ids))
     if "eagle_config" in config and not config["eagle_config"]:
@@ -155,7 +155,7 @@ def model_type_of(config: dict[str, Any]) -> str:
     return str(found or config.get("model_type") or "llama")
 
 
-def pick_architecture(profile: EngineProfile, config: dict[str, Any]) -> str | None:
+def pick_architecture(profile: FamilyProfile, config: dict[str, Any]) -> str | None:
     """The draft class this engine serves for the config's model type (None: any will do)."""
     served = sorted(profile.draft_architectures)
     if not served:

@@ -28,6 +28,7 @@ from eagle3_inspect.commands.fix.names import DIALECTS, rename_all
 from eagle3_inspect.commands.fix.simulate import UNFIXABLE, errors, score, simulate
 from eagle3_inspect.commands.fix.vocab import generate_t2d, needs_t2d, offsets_d2t, t2d_info
 from eagle3_inspect.findings import Finding, Severity
+from eagle3_inspect.layout import detect_layout
 from eagle3_inspect.reader.checkpoint import Checkpoint
 from eagle3_inspect.reader.draft_config import read_draft_config
 from eagle3_inspect.reader.target import TargetInfo
@@ -35,9 +36,18 @@ from eagle3_inspect.reader.tensorinfo import TensorInfo
 from eagle3_inspect.rules.en.capture import first_capturing_version
 from eagle3_inspect.rules.en.conditions import draft_num_layers, holds
 from eagle3_inspect.rules.en.configcheck import _intent, check_architecture
-from eagle3_inspect.rules.en.profile import EngineProfile
+from eagle3_inspect.rules.en.profile import EngineProfile, FamilyProfile
+from eagle3_inspect.rules.en.served import not_served
+from eagle3_inspect.rules.family.detect import detect_family
+from eagle3_inspect.rules.family.model import Family
 
 DROPPED_CODES = {"EN001", "EN013"}
+# The families a conversion is defined for, and why not for the others.
+CONVERTIBLE = ("eagle3", "peagle")
+CONVERTIBLE_NOT = {
+    "dflash": "its config conversion is not implemented yet",
+    "dflash2": "its config conversion is not implemented yet",
+}
 
 
 @dataclass
@@ -96,7 +106,7 @@ class Plan:
 
 
 def _config_for(
-    profile: EngineProfile,
+    profile: FamilyProfile,
     source: dict[str, Any],
     style: str,
     names: set[str],
@@ -126,7 +136,7 @@ def _config_for(
 
 
 def _candidates(
-    profile: EngineProfile, ckpt: Checkpoint, target: TargetInfo | None, d2t_len: int | None
+    profile: FamilyProfile, ckpt: Checkpoint, target: TargetInfo | None, d2t_len: int | None
 ):
     source = ckpt.config or {}
     layers = draft_num_layers(source)
@@ -151,27 +161,49 @@ def _infos(ckpt: Checkpoint, names: dict[str, str], extra: dict[str, TensorInfo]
     return out | extra
 
 
+def served_family(engine: EngineProfile, ckpt: Checkpoint) -> tuple[FamilyProfile, Family]:
+    """The drafter family of `ckpt` and the engine version's section for it, or `Refusal`:
+    a checkpoint of no known drafter family, a family the version does not serve, or one no
+    conversion is defined for."""
+    cfg = read_draft_config(ckpt.config)
+    family = detect_family(ckpt.tensors, cfg, detect_layout(ckpt.tensors, ckpt.config))
+    if not family.is_drafter:
+        code = "FM002" if family.name == "target" else "FM001"
+        raise Refusal(code, f"{family.title} ({'; '.join(family.evidence)}): nothing to convert")
+    profile = engine.family_profile(family.name)
+    if profile is None:
+        refusal = not_served(engine, family.name)
+        raise Refusal(refusal.code, refusal.message)
+    if family.name not in CONVERTIBLE:
+        raise Refusal(
+            "EN004",
+            f"no conversion is defined for {family.title} drafters: {CONVERTIBLE_NOT[family.name]}",
+        )
+    return profile, family
+
+
 def make_plan(
-    profile: EngineProfile,
+    engine: EngineProfile,
     ckpt: Checkpoint,
     target: TargetInfo | None = None,
     drop_unused: bool = False,
 ) -> Plan:
-    """The plan for serving `ckpt` with `profile`, or `Refusal`."""
+    """The plan for serving `ckpt` with `engine`, or `Refusal`."""
     bad = [f for f in ckpt.findings if f.severity is Severity.ERROR]
     if bad:
         raise Refusal(bad[0].code, bad[0].message)
+    profile, family = served_family(engine, ckpt)
     d2t, d2t_note = offsets_d2t(ckpt, target)
     d2t_len = int(ckpt.tensors["d2t"].shape[0]) if "d2t" in ckpt.tensors else None
     best = None
     for config, names, style_rank in _candidates(profile, ckpt, target, d2t_len):
         extra: dict[str, TensorInfo] = {}
-        found = simulate(profile, _infos(ckpt, names, extra), config, target)
+        found = simulate(profile, family, _infos(ckpt, names, extra), config, target)
         t2d = None
         draft = read_draft_config(config)
         if needs_t2d(found) and d2t_len and draft.vocab_size and "t2d" not in ckpt.tensors:
             extra = {"t2d": t2d_info(int(draft.vocab_size))}
-            found = simulate(profile, _infos(ckpt, names, extra), config, target)
+            found = simulate(profile, family, _infos(ckpt, names, extra), config, target)
             t2d = int(draft.vocab_size)
         changed = sum(a != b for a, b in names.items())
         key = (*score(found), changed, style_rank)
@@ -186,7 +218,7 @@ def make_plan(
         unused |= {n for n in back if any(re.search(p, n) for p in profile.skipped)}
         dropped = sorted(back[n] for n in unused if n in back)
         names = {a: b for a, b in names.items() if a not in dropped}
-        found = simulate(profile, _infos(ckpt, names, extra), config, target)
+        found = simulate(profile, family, _infos(ckpt, names, extra), config, target)
     blocking = [f for f in errors(found) if f.code not in UNFIXABLE]
     if blocking:
         raise Refusal(blocking[0].code, blocking[0].message)
@@ -207,7 +239,7 @@ def make_plan(
     return plan
 
 
-def _suggest(profile: EngineProfile, target: TargetInfo | None, expected: list[Finding]):
+def _suggest(profile: FamilyProfile, target: TargetInfo | None, expected: list[Finding]):
     if not expected or target is None or not target.architectures:
         return None
     since = first_capturing_version(profile, target.architectures[0])

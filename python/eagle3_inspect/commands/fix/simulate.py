@@ -13,26 +13,29 @@ from eagle3_inspect.layout import detect_layout
 from eagle3_inspect.reader.draft_config import read_draft_config
 from eagle3_inspect.reader.target import TargetInfo
 from eagle3_inspect.reader.tensorinfo import TensorInfo
-from eagle3_inspect.rules.e3 import check_architecture
-from eagle3_inspect.rules.e3.target import check_target
 from eagle3_inspect.rules.en import check_all
-from eagle3_inspect.rules.en.profile import EngineProfile
+from eagle3_inspect.rules.en.profile import FamilyProfile
+from eagle3_inspect.rules.family.check import check_drafter, check_drafter_target
+from eagle3_inspect.rules.family.model import Family
 
 # Findings no conversion of the drafter can fix: the target class cannot capture aux states.
 UNFIXABLE = {"EN006"}
 
 
 def simulate(
-    profile: EngineProfile,
+    profile: FamilyProfile,
+    family: Family,
     tensors: Mapping[str, TensorInfo],
     config: dict[str, Any] | None,
     target: TargetInfo | None,
 ) -> list[Finding]:
-    """The E3, target and EN findings validate would report for these names and this config."""
+    """The family, target and EN findings validate would report for these names and this
+    config, served as `family` (the source's: a plan never changes what the drafter is)."""
     layout = detect_layout(tensors, config)
-    found = check_architecture(tensors, config, layout)
+    cfg = read_draft_config(config)
+    found = check_drafter(family, tensors, cfg, layout)
     if target is not None:
-        found += check_target(layout, read_draft_config(config), target)
+        found += check_drafter_target(family, layout, cfg, target)
     found += check_all(profile, tensors, config, target)
     return [f for f in found if f.code not in SUPERSEDED]
 

@@ -17,12 +17,12 @@ from eagle3_inspect.findings import Finding
 from eagle3_inspect.reader.draft_config import AUX_ID_LOCATIONS
 from eagle3_inspect.rules.en.conditions import first_present
 from eagle3_inspect.rules.en.emit import finding
-from eagle3_inspect.rules.en.profile import EngineProfile
+from eagle3_inspect.rules.en.profile import FamilyProfile
 
 KNOWN_LOCATIONS = AUX_ID_LOCATIONS
 
 
-def convention_for(profile: EngineProfile, target_architecture: str | None) -> str:
+def convention_for(profile: FamilyProfile, target_architecture: str | None) -> str:
     """The id convention this engine applies for that target (per-target data when generated)."""
     if profile.capture is not None and target_architecture:
         return profile.capture.conventions.get(target_architecture, profile.aux_layer_convention)
@@ -44,14 +44,14 @@ def _ids(value: Any) -> list[int] | None:
 
 
 def _location_findings(
-    profile: EngineProfile, config: Mapping[str, Any]
+    profile: FamilyProfile, config: Mapping[str, Any]
 ) -> tuple[list[Finding], tuple[str, list[int]] | None]:
     findings: list[Finding] = []
     read = first_present(config, profile.aux_layer_ids)
     read = (read[0], _ids(read[1])) if read and _ids(read[1]) else None
     every_reader = set(profile.aux_layer_ids)
-    for _, runner_read in profile.aux_layer_runners:
-        every_reader |= set(runner_read)
+    for runner in profile.aux_layer_runners:
+        every_reader |= set(runner.read)
     for location in KNOWN_LOCATIONS:
         value = first_present(config, [location])
         if value is not None and location not in every_reader:
@@ -64,15 +64,15 @@ def _location_findings(
                     config_key=location,
                 )
             )
-    for runner, runner_read in profile.aux_layer_runners:
-        got = first_present(config, runner_read)
+    for runner in profile.aux_layer_runners:
+        got = first_present(config, runner.read)
         if read is not None and (got is None or got[0] != read[0]):
             used = got[0] if got else f"the default ({profile.aux_default})"
             findings.append(
                 finding(
                     profile,
                     "EN003",
-                    f"{profile.label} on the {runner} does not read {read[0]}; it uses {used}",
+                    f"{profile.label} on the {runner.name} does not read {read[0]}; it uses {used}",
                     config_key=read[0],
                 )
             )
@@ -90,7 +90,7 @@ def _location_findings(
 
 
 def _convention_hint(
-    profile: EngineProfile, key: str, ids: list[int], convention: str
+    profile: FamilyProfile, key: str, ids: list[int], convention: str
 ) -> list[Finding]:
     if convention == "input-of" and ids[0] == 1:
         camp, effect = (
@@ -113,7 +113,7 @@ def _convention_hint(
 
 
 def check_aux_layer_ids(
-    profile: EngineProfile,
+    profile: FamilyProfile,
     config: Mapping[str, Any] | None,
     target_num_layers: int | None,
     target_architecture: str | None = None,

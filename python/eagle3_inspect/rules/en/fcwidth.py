@@ -16,13 +16,13 @@ from eagle3_inspect.findings import Finding
 from eagle3_inspect.reader.tensorinfo import TensorInfo
 from eagle3_inspect.rules.en.conditions import first_present, shape_fact
 from eagle3_inspect.rules.en.emit import finding
-from eagle3_inspect.rules.en.profile import EngineProfile
+from eagle3_inspect.rules.en.profile import FamilyProfile
 
 DEFAULT_AUX = 3
 FC_NAMES = ("fc.weight", "model.fc.weight")
 
 
-def engine_aux_count(profile: EngineProfile, config: Mapping[str, Any]) -> tuple[int, str]:
+def engine_aux_count(profile: FamilyProfile, config: Mapping[str, Any]) -> tuple[int, str]:
     """(count, where it came from) as this engine version reads it."""
     found = first_present(config, profile.fc_aux_count or ())
     if found is not None:
@@ -38,7 +38,7 @@ def engine_aux_count(profile: EngineProfile, config: Mapping[str, Any]) -> tuple
 
 
 def check_fc_width(
-    profile: EngineProfile, tensors: Mapping[str, TensorInfo], config: Mapping[str, Any]
+    profile: FamilyProfile, tensors: Mapping[str, TensorInfo], config: Mapping[str, Any]
 ) -> list[Finding]:
     """EN015 when the checkpoint's fc.weight input width is not the one the engine builds."""
     if profile.fc_aux_count is None:

@@ -1,0 +1,63 @@
+"""Running a family's rules: `check_drafter` (the family's drafter rules, or an FM finding when
+the checkpoint is no drafter family this tool knows) and `check_drafter_target` (the family's
+target cross-checks plus the TG checks every family gets)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+
+from eagle3_inspect.findings import Finding
+from eagle3_inspect.layout import Layout
+from eagle3_inspect.reader.draft_config import DraftConfig
+from eagle3_inspect.reader.target import TargetInfo
+from eagle3_inspect.reader.tensorinfo import TensorInfo
+from eagle3_inspect.registry import finding
+from eagle3_inspect.rules.family.known import BY_NAME
+from eagle3_inspect.rules.family.model import Family
+from eagle3_inspect.rules.family.names import TARGET
+from eagle3_inspect.rules.tg import check_positions_and_rope
+
+# The layout summary of the EAGLE-3 rules, which gets the family's title in front.
+SUMMARY_CODES = ("E3005",)
+
+
+def check_drafter(
+    family: Family, tensors: Mapping[str, TensorInfo], cfg: DraftConfig, layout: Layout
+) -> list[Finding]:
+    """The rules of `family` (E3 for EAGLE-3, E3 + PE for P-EAGLE, DF for DFlash / DFlash2);
+    FM002 for a target model, FM001 for anything else."""
+    spec = BY_NAME.get(family.name)
+    why = "; ".join(family.evidence)
+    if spec is None and family.name == TARGET:
+        return [
+            finding(
+                "FM002",
+                f"this looks like a target model, not a drafter ({why}); no drafter rules ran",
+                config_key="architectures",
+            )
+        ]
+    if spec is None:
+        return [
+            finding(
+                "FM001",
+                f"not a drafter family this tool knows ({why}); only the file, index and value "
+                "checks ran",
+                config_key="architectures" if cfg.present else None,
+            )
+        ]
+    return [
+        replace(f, message=f"{family.title}: {f.message}") if f.code in SUMMARY_CODES else f
+        for f in spec.check(tensors, cfg, layout, family)
+    ]
+
+
+def check_drafter_target(
+    family: Family, layout: Layout, cfg: DraftConfig, target: TargetInfo
+) -> list[Finding]:
+    """The family's cross-checks against `target`, and the position / RoPE ones (TG)."""
+    spec = BY_NAME.get(family.name)
+    if spec is None:
+        return []
+    found = spec.check_target(layout, cfg, target, family)
+    return found + check_positions_and_rope(cfg.raw, target.raw)
