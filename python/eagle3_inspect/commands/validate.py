@@ -202,7 +202,9 @@ def _validate(
         findings += check_drafter_target(family, layout, draft_config, target_info)
     if family.is_drafter:
         for profile in profiles:
-            findings += check_all(profile, ckpt.tensors, ckpt.config, target_info, family.name)
+            findings += check_all(
+                profile, ckpt.tensors, ckpt.config, target_info, family.name, family.variant
+            )
     if profiles:
         findings = [f for f in findings if f.code not in SUPERSEDED_BY_ENGINES]
     if stats:

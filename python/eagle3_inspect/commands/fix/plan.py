@@ -170,7 +170,7 @@ def served_family(engine: EngineProfile, ckpt: Checkpoint) -> tuple[FamilyProfil
     if not family.is_drafter:
         code = "FM002" if family.name == "target" else "FM001"
         raise Refusal(code, f"{family.title} ({'; '.join(family.evidence)}): nothing to convert")
-    profile = engine.family_profile(family.name)
+    profile = engine.family_profile(family.name, family.variant)
     if profile is None:
         refusal = not_served(engine, family.name)
         raise Refusal(refusal.code, refusal.message)

@@ -32,15 +32,15 @@ def check_dflash(
     if cfg.present:
         df.check_config(ctx, dcfg)
     ids = dcfg.target_layer_ids
-    ctx.emit(
-        "DF006",
-        f"{family.title}: {len(layout.blocks)} layer(s), "
-        + (
-            f"target layers {ids} (output-of, from {dcfg.ids_key})"
-            if ids
-            else "no target layer ids"
+    if ids:
+        layers = f"target layers {ids} (output-of, from {dcfg.ids_key})"
+    elif dcfg.default_ids:
+        layers = (
+            f"no target layer ids (SGLang's default from num_target_layers: {dcfg.default_ids})"
         )
-        + (f", block size {dcfg.block_size}" if dcfg.block_size else "")
-        + (f", mask token {dcfg.mask_token_id}" if dcfg.mask_token_id is not None else ""),
-    )
+    else:
+        layers = "no target layer ids"
+    block = f", block size {dcfg.block_size}" if dcfg.block_size else ""
+    mask = f", mask token {dcfg.mask_token_id}" if dcfg.mask_token_id is not None else ""
+    ctx.emit("DF006", f"{family.title}: {len(layout.blocks)} layer(s), {layers}{block}{mask}")
     return ctx.findings

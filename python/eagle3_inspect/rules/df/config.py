@@ -35,11 +35,28 @@ class DFlashConfig:
     block_size: int | None
     num_target_layers: int | None
     dflash2: dict[str, int | None]
+    # Without ids: what SGLang and SpecForge build from num_target_layers (None: not known).
+    default_ids: list[int] | None = None
 
     @property
     def convention(self) -> str:
         """How the ids are written: `input-of` (speculators) or `output-of` (z-lab)."""
         return "input-of" if self.ids_key == SPECULATORS_IDS else "output-of"
+
+
+def default_target_layer_ids(num_target_layers: int, num_draft_layers: int) -> list[int] | None:
+    """The output-of ids a config without any gets in SGLang (`dflash_utils.py
+    build_target_layer_ids`) and SpecForge (`modeling/draft/dflash.py`, the same formula):
+    the middle layer for one draft layer, else spread over 1..N-3. None where they raise."""
+    if num_target_layers <= 0 or num_draft_layers <= 0:
+        return None
+    if num_draft_layers == 1:
+        return [num_target_layers // 2]
+    start, end = 1, num_target_layers - 3
+    if end < start:
+        return None
+    span = end - start
+    return [round(start + (i * span) / (num_draft_layers - 1)) for i in range(num_draft_layers)]
 
 
 def _ints(value: Any) -> list[int] | None:
@@ -69,6 +86,12 @@ def read_dflash_config(cfg: DraftConfig) -> DFlashConfig:
     dflash2 = {
         name: as_int(_first(raw, name, f"dflash_config.{name}")[0]) for name in DFLASH2_FIELDS
     }
+    targets_n, layers_n = as_int(targets), as_int(cfg.num_hidden_layers)
+    default = (
+        default_target_layer_ids(targets_n, layers_n)
+        if ids_key is None and targets_n and layers_n
+        else None
+    )
     return DFlashConfig(
         style=style,
         target_layer_ids=ids,
@@ -79,4 +102,5 @@ def read_dflash_config(cfg: DraftConfig) -> DFlashConfig:
         block_size=as_int(block),
         num_target_layers=as_int(targets),
         dflash2=dflash2,
+        default_ids=default,
     )

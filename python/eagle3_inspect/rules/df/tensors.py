@@ -72,9 +72,10 @@ def check_widths(ctx: DrafterContext, dcfg: DFlashConfig) -> None:
     if fc is None or len(fc) != 2:
         return
     ht = as_int(ctx.cfg.target_hidden_size) or H
-    ids = dcfg.target_layer_ids
+    ids = dcfg.target_layer_ids if dcfg.target_layer_ids is not None else dcfg.default_ids
     if fc[0] != H or (ids is not None and fc[1] != len(ids) * ht):
-        k = f"{len(ids)} target layers ({dcfg.ids_key})" if ids is not None else "?"
+        source = dcfg.ids_key or "the default from num_target_layers"
+        k = f"{len(ids)} target layers ({source})" if ids is not None else "?"
         ctx.emit(
             "DF003",
             f"fc.weight is {list(fc)}; a DFlash fc projects {k} x Ht {ht} into H {H}"
@@ -87,15 +88,22 @@ def check_widths(ctx: DrafterContext, dcfg: DFlashConfig) -> None:
 def check_config(ctx: DrafterContext, dcfg: DFlashConfig) -> None:
     """DF004 (no target layer ids), DF005 (no mask token), DF011 (malformed ids)."""
     if dcfg.ids_key is None:
-        ctx.emit(
-            "DF004",
-            "no target layer ids (aux_hidden_state_layer_ids / dflash_config.target_layer_ids): "
-            "vLLM's speculators adapter refuses the config (update_dflash), SGLang and vLLM's "
-            "z-lab path fall back to their own default layers",
-            config_key="aux_hidden_state_layer_ids"
-            if dcfg.style == "speculators"
-            else "dflash_config.target_layer_ids",
-        )
+        if dcfg.style == "speculators":
+            effect = "vLLM's speculators adapter (update_dflash) refuses the config"
+            key = "aux_hidden_state_layer_ids"
+        else:
+            built = (
+                f"{dcfg.default_ids} from num_target_layers {dcfg.num_target_layers}"
+                if dcfg.default_ids is not None
+                else "a default from the target's layer count"
+            )
+            effect = (
+                f"SGLang builds {built}; vLLM captures the target's default EAGLE-3 aux layers "
+                f"(three) while sizing fc for num_hidden_layers "
+                f"{as_int(ctx.cfg.num_hidden_layers)} features"
+            )
+            key = "dflash_config.target_layer_ids"
+        ctx.emit("DF004", f"no target layer ids: {effect}", config_key=key)
     elif (
         dcfg.target_layer_ids is None
         or len(set(dcfg.target_layer_ids)) != len(dcfg.target_layer_ids)
@@ -108,13 +116,16 @@ def check_config(ctx: DrafterContext, dcfg: DFlashConfig) -> None:
             config_key=dcfg.ids_key,
         )
     if dcfg.mask_token_id is None:
+        speculators = dcfg.style == "speculators"
+        effect = (
+            "vLLM's speculators adapter (update_dflash) refuses the config"
+            if speculators
+            else "SGLang looks up its default mask token in the tokenizer; vLLM has none"
+        )
         ctx.emit(
             "DF005",
-            "no mask_token_id (dflash_config.mask_token_id / mask_token_id): the masked block "
-            "positions have no token to embed; vLLM's speculators adapter refuses the config",
-            config_key="mask_token_id"
-            if dcfg.style == "speculators"
-            else "dflash_config.mask_token_id",
+            f"no mask_token_id: {effect}",
+            config_key="mask_token_id" if speculators else "dflash_config.mask_token_id",
         )
 
 

@@ -120,6 +120,8 @@ def check_aux_layer_ids(
 ) -> list[Finding]:
     """EN003/EN010 (location), EN011 (convention look-alike), EN005 (range against the target)."""
     config = config or {}
+    if profile.aux_layer_ids_status == "family-rules":
+        return []
     if profile.aux_layer_ids_status == "unconfirmed":
         return [
             finding(

@@ -79,16 +79,17 @@ def check_all(
     config: dict | None,
     target: TargetInfo | dict[str, Any] | None = None,
     family: str = EAGLE3,
+    variant: str | None = None,
 ) -> list[Finding]:
     """`check_engine` plus aux-id and capture checks against an optional target (its typed
     `TargetInfo`, or a parsed target config.json, read the same way) for the drafter `family`
-    (or the family of the `FamilyProfile` given), folded under a refusal when the engine
-    refuses the drafter (`fold.py`). A family the engine version has no section for is not
-    served (EN004)."""
+    and `variant` (or the family of the `FamilyProfile` given), folded under a refusal when
+    the engine refuses the drafter (`fold.py`). A family the engine version has no section
+    for is not served (EN004)."""
     if isinstance(engine, FamilyProfile):
         profile: FamilyProfile | None = engine
     else:
-        profile = engine.family_profile(family)
+        profile = engine.family_profile(family, variant)
         if profile is None:
             return [not_served(engine, family)]
     assert profile is not None

@@ -238,8 +238,9 @@ class FamilyProfile:
         table=CONFIG,
     )
     aux_layer_ids_status: str = spec(
-        "`verified` or `unconfirmed` (then only an EN012 info is emitted)",
-        choice(("verified", "unconfirmed")),
+        "`verified`, `unconfirmed` (then only an EN012 info is emitted) or `family-rules` (the "
+        "family's own rules check the layer ids, DF101; no EN aux-id checks)",
+        choice(("verified", "unconfirmed", "family-rules")),
         default="verified",
         table=CONFIG,
     )
@@ -380,7 +381,8 @@ class EngineProfile:
         default=True,
     )
     families: dict[str, FamilyProfile] = spec(
-        "`[families.<name>]`: one section per drafter family served (fields below)",
+        "`[families.<name>]`: one section per drafter family served (fields below); "
+        '`[families."<name>:<variant>"]` for a variant with its own loader (`eagle3:mla`)',
         tables(FamilyProfile, keyed=True),
         default_factory=dict,
     )
@@ -400,10 +402,12 @@ class EngineProfile:
         high = ".".join(map(str, self.max_version)) if self.max_version else ""
         return f">={low},<{high}" if high else f">={low}"
 
-    def family_profile(self, name: str) -> FamilyProfile | None:
-        """This version's section for drafter family `name` (None: the family is not served)."""
-        found = self.families.get(name)
-        return None if found is None else replace(found, owner=self, family=name)
+    def family_profile(self, name: str, variant: str | None = None) -> FamilyProfile | None:
+        """This version's section for drafter family `name`: the `<name>:<variant>` one when
+        the variant has its own loader (`eagle3:mla`), else `<name>`; None when not served."""
+        key = f"{name}:{variant}" if variant and f"{name}:{variant}" in self.families else name
+        found = self.families.get(key)
+        return None if found is None else replace(found, owner=self, family=key)
 
     def with_(self, **changes: Any) -> EngineProfile:
         """A copy with engine-level fields changed (the families follow through `owner`)."""

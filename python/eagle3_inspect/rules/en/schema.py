@@ -14,9 +14,10 @@ from eagle3_inspect.rules.en.fields import SchemaError, parse_table
 from eagle3_inspect.rules.en.profile import EngineProfile, ProfileError
 from eagle3_inspect.rules.en.versions import try_parse_version
 
-# The drafter families a profile may have a section for (`rules/family/known.py` lists the
-# same names with their rules; a test keeps the two equal).
+# The drafter families a profile may have a section for (`rules/family/names.py` lists the
+# same names; a test keeps the two equal), and the variants that may have their own.
 FAMILIES = ("eagle3", "peagle", "dflash", "dflash2")
+VARIANTS = ("llama", "qwen3", "mla", "laguna")
 
 
 def parse_profile(data: dict[str, Any], path: str) -> EngineProfile:
@@ -32,9 +33,13 @@ def parse_profile(data: dict[str, Any], path: str) -> EngineProfile:
         raise ProfileError(f"{path}: max_version must exceed min_version")
     if not profile.checked_versions:
         raise ProfileError(f"{path}: checked_versions must name the versions read")
-    unknown = sorted(set(profile.families) - set(FAMILIES))
-    if unknown:
-        raise ProfileError(f"{path}: unknown drafter families {unknown}; known: {FAMILIES}")
+    for key in profile.families:
+        name, _, variant = key.partition(":")
+        if name not in FAMILIES or (variant and variant not in VARIANTS):
+            raise ProfileError(
+                f"{path}: unknown drafter families [{key!r}]; known: {FAMILIES}, each "
+                f"optionally :<variant> of {VARIANTS}"
+            )
     checked = profile.checked_versions
     version = next((v for v in reversed(checked) if try_parse_version(v)), checked[-1])
     return replace(profile, path=path, version=version)

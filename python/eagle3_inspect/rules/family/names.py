@@ -23,5 +23,8 @@ DRAFTER_FAMILIES = (EAGLE3, PEAGLE, DFLASH, DFLASH2)
 
 
 def family_title(name: str) -> str:
-    """`"DFlash"` for `"dflash"`; the name itself when it is not a known family."""
-    return TITLES.get(name, name)
+    """`"DFlash"` for `"dflash"`, `"EAGLE-3 (mla)"` for a profile's `"eagle3:mla"`; the name
+    itself when it is not a known family."""
+    base, _, variant = name.partition(":")
+    title = TITLES.get(base, base)
+    return f"{title} ({variant})" if variant else title
