@@ -555,13 +555,43 @@ def test_vllm_0_24_drops_fc_norm_of_speculators_configs():
     assert check_engine(one("vllm@0.25.0"), ckpt, config) == []
 
 
-def test_mla_drafts_are_served_but_not_name_checked_where_unprofiled():
-    kimi = sglang_config(architectures=["Eagle3DeepseekV2ForCausalLM"])
-    ckpt = layers_ckpt("layers.0.self_attn.kv_a_proj_with_mqa.weight")
-    assert codes(check_engine(one("sglang@0.5.11"), ckpt, kimi))[-1] == "EN004"  # no MLA class
-    newer = check_engine(one("sglang@0.5.12"), ckpt, kimi)
-    assert codes(newer) == ["EN012"]
-    assert codes(check_engine(one("vllm@0.33.0"), ckpt, kimi)) == ["EN012"]
+MLA_LAYER = [
+    "self_attn.q_a_proj.weight",
+    "self_attn.q_a_layernorm.weight",
+    "self_attn.q_b_proj.weight",
+    "self_attn.kv_a_proj_with_mqa.weight",
+    "self_attn.kv_a_layernorm.weight",
+    "self_attn.kv_b_proj.weight",
+    "self_attn.o_proj.weight",
+    "mlp.gate_proj.weight",
+    "mlp.up_proj.weight",
+    "mlp.down_proj.weight",
+    "input_layernorm.weight",
+    "hidden_norm.weight",
+    "post_attention_layernorm.weight",
+]
+
+
+def mla_ckpt(*drop: str) -> dict:
+    """The names Model-Optimizer's kimik2 export writes (corpus modelopt-0.47.0-mla-kimik2)."""
+    names = [f"layers.0.{x}" for x in MLA_LAYER] + ["fc.weight", "norm.weight", "lm_head.weight"]
+    return tensors(n for n in names if n not in drop)
+
+
+def test_mla_drafts_are_name_checked_by_their_own_loader():
+    kimi = sglang_config(
+        architectures=["Eagle3DeepseekV2ForCausalLM"], q_lora_rank=32, draft_vocab_size=128256
+    )
+    assert codes(check_engine(one("sglang@0.5.11"), mla_ckpt(), kimi))[-1] == "EN004"
+    for spec in ("sglang@0.5.12", "sglang@0.5.23", "vllm@0.20.0", "vllm@0.33.0"):
+        assert check_engine(one(spec, "eagle3:mla"), mla_ckpt(), kimi) == [], spec
+        missing = check_engine(
+            one(spec, "eagle3:mla"), mla_ckpt("layers.0.self_attn.kv_b_proj.weight"), kimi
+        )
+        assert [f.code for f in missing] == ["EN002"], spec
+    llama_names = check_engine(one("sglang@0.5.23", "eagle3:mla"), layers_ckpt(), kimi)
+    assert "EN013" in codes(llama_names) and "EN002" in codes(llama_names)
+    assert "EN008" in codes(check_engine(one("vllm@0.33.0", "eagle3:mla"), layers_ckpt(), kimi))
 
 
 def test_tie_word_embeddings_drops_the_trained_head_in_sglang():

@@ -85,21 +85,34 @@ def to_hf_style(config: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def to_speculators_style(config: dict[str, Any], verifier_archs: list[str]) -> dict[str, Any]:
-    """An HF/SGLang-style config in the speculators format (model fields nested, aux ids and
-    norm flags top-level). Speculators configs are returned as a copy."""
+def to_speculators_style(
+    config: dict[str, Any], verifier_archs: list[str], family: str = "eagle3"
+) -> dict[str, Any]:
+    """An HF/SGLang-style config in the speculators format of `family` (`eagle3`, `peagle`:
+    model fields nested, aux ids and norm flags top-level). Speculators configs are returned as
+    a copy. A P-EAGLE config needs its mask token (vLLM's update_peagle reads mask_token_id
+    unconditionally): without one the conversion is refused, as the token cannot be guessed."""
     if "speculators_model_type" in config:
         return copy.deepcopy(config)
+    if family == "peagle" and not isinstance(config.get("mask_token_id"), int):
+        raise Refusal(
+            "PE003",
+            "a speculators P-EAGLE config needs mask_token_id (vLLM update_peagle), and the "
+            "source states none: which token was the mask in training cannot be told",
+        )
     flat = to_hf_style(config)
     layer = {k: v for k, v in flat.items() if k not in SPECULATORS_TOP}
     out = {k: v for k, v in flat.items() if k in SPECULATORS_TOP}
     for key in ("vocab_size", "hidden_size"):
         if key in flat:
             layer[key] = flat[key]
+    if family == "peagle":
+        out["mask_token_id"] = config["mask_token_id"]
+        layer.pop("mask_token_id", None)
     out["transformer_layer_config"] = layer
-    out["speculators_model_type"] = "eagle3"
+    out["speculators_model_type"] = family
     out["speculators_config"] = {
-        "algorithm": "eagle3",
+        "algorithm": family,
         "default_proposal_method": "greedy",
         "proposal_methods": [{"proposal_type": "greedy", "speculative_tokens": 3}],
         "verifier": {"architectures": verifier_archs, "name_or_path": None},

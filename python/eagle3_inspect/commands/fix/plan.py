@@ -116,8 +116,11 @@ def _config_for(
     draft = read_draft_config(source)
     target_arch = target.architectures[0] if target and target.architectures else None
     verifier = list(target.architectures) if target else []
+    family = profile.family.partition(":")[0]
     config = (
-        to_speculators_style(source, verifier) if style == "speculators" else to_hf_style(source)
+        to_speculators_style(source, verifier, family)
+        if style == "speculators"
+        else to_hf_style(source)
     )
     ids, _ = aux_ids_for(profile, draft, target_arch)
     if ids is not None and (profile.aux_layer_ids or profile.aux_layer_runners):
@@ -136,8 +139,14 @@ def _config_for(
 
 
 def _candidates(
-    profile: FamilyProfile, ckpt: Checkpoint, target: TargetInfo | None, d2t_len: int | None
+    profile: FamilyProfile,
+    ckpt: Checkpoint,
+    target: TargetInfo | None,
+    d2t_len: int | None,
+    refused: list[Refusal],
 ):
+    """(config, names, style rank) per key dialect x config style; a style whose config
+    cannot be written without guessing is skipped, its refusal kept in `refused`."""
     source = ckpt.config or {}
     layers = draft_num_layers(source)
     # Ties go to the engine's own format (speculators loads its own), else to the source's.
@@ -145,11 +154,15 @@ def _candidates(
     first = "speculators" if profile.engine == "speculators" else native
     styles = [first, "hf" if first == "speculators" else "speculators"]
     for style_rank, style in enumerate(styles):
-        config = (
-            _config_for(profile, source, style, set(ckpt.tensors), target, d2t_len)
-            if ckpt.config
-            else None
-        )
+        try:
+            config = (
+                _config_for(profile, source, style, set(ckpt.tensors), target, d2t_len)
+                if ckpt.config
+                else None
+            )
+        except Refusal as refusal:
+            refused.append(refusal)
+            continue
         for dialect, prefix in DIALECTS:
             names = rename_all(sorted(ckpt.tensors), dialect, prefix, layers)
             if names is not None:
@@ -196,7 +209,8 @@ def make_plan(
     d2t, d2t_note = offsets_d2t(ckpt, target)
     d2t_len = int(ckpt.tensors["d2t"].shape[0]) if "d2t" in ckpt.tensors else None
     best = None
-    for config, names, style_rank in _candidates(profile, ckpt, target, d2t_len):
+    refused: list[Refusal] = []
+    for config, names, style_rank in _candidates(profile, ckpt, target, d2t_len, refused):
         extra: dict[str, TensorInfo] = {}
         found = simulate(profile, family, _infos(ckpt, names, extra), config, target)
         t2d = None
@@ -209,7 +223,8 @@ def make_plan(
         key = (*score(found), changed, style_rank)
         if best is None or key < best[0]:
             best = (key, config, names, found, t2d, extra)
-    assert best is not None
+    if best is None:
+        raise refused[0]
     _, config, names, found, t2d_size, extra = best
     dropped: list[str] = []
     if drop_unused:
@@ -220,6 +235,8 @@ def make_plan(
         names = {a: b for a, b in names.items() if a not in dropped}
         found = simulate(profile, family, _infos(ckpt, names, extra), config, target)
     blocking = [f for f in errors(found) if f.code not in UNFIXABLE]
+    if blocking and refused:
+        raise refused[0]  # the form the engine would serve could not be written: say why
     if blocking:
         raise Refusal(blocking[0].code, blocking[0].message)
     plan = Plan(

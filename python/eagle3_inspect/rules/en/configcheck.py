@@ -62,8 +62,8 @@ def check_architecture(profile: FamilyProfile, config: Mapping[str, Any]) -> lis
         finding(
             profile,
             "EN004",
-            f"{profile.label} does not serve architecture {declared!r} as a "
-            f"{family_title(profile.family)} drafter "
+            f"{profile.label} does not serve architecture {declared!r} for "
+            f"{family_title(profile.family)} drafters "
             f"(looked up as {arch!r}; served: {served})",
             config_key="architectures",
         )
