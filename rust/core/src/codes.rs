@@ -122,6 +122,6 @@ mod tests {
                 assert_eq!(*code, format!("{prefix}{:03}", i + 1));
             }
         }
-        assert_eq!(emitted_codes().len(), 23 + 11 + 22);
+        assert_eq!(emitted_codes().len(), 23 + 11 + 23);
     }
 }

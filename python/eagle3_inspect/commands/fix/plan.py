@@ -248,7 +248,7 @@ def make_plan(
         d2t=d2t if "d2t" in names else None,
         expected=[f for f in errors(found) if f.code in UNFIXABLE],
     )
-    if d2t_note and plan.d2t is not None:
+    if d2t_note and (plan.d2t is not None or d2t is None):
         plan.notes.append(d2t_note)
     if t2d_size is not None:
         plan.t2d = generate_t2d(ckpt, d2t, t2d_size)

@@ -50,9 +50,12 @@ pub const FULL_VOCAB_IDENTITY: &str = "VM020";
 pub const FULL_VOCAB_NOT_IDENTITY: &str = "VM021";
 /// The target vocabulary size is unknown, so upper bounds were not checked.
 pub const TARGET_VOCAB_UNKNOWN: &str = "VM022";
+/// `d2t` looks like absolute ids by statistics only (no `t2d`, both readings valid): a
+/// heuristic, so a warning; VM006 / VM013 are kept for verdicts `t2d` or a hard rule decides.
+pub const D2T_LIKELY_ABSOLUTE: &str = "VM023";
 
 /// Every VM code with its severity and one-line summary, in code order.
-pub const RULES: [(&str, Severity, &str); 22] = [
+pub const RULES: [(&str, Severity, &str); 23] = [
     (D2T_MISSING, Severity::Error, "d2t missing while Vd < Vt"),
     (D2T_FLOAT, Severity::Error, "d2t has a floating-point dtype"),
     (
@@ -134,6 +137,11 @@ pub const RULES: [(&str, Severity, &str); 22] = [
         TARGET_VOCAB_UNKNOWN,
         Severity::Info,
         "target vocabulary size unknown",
+    ),
+    (
+        D2T_LIKELY_ABSOLUTE,
+        Severity::Warning,
+        "d2t looks like absolute ids (statistical, no t2d)",
     ),
 ];
 

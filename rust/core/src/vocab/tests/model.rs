@@ -47,7 +47,16 @@ proptest! {
         let distinct: BTreeSet<i64> = in_range.iter().copied().collect();
         prop_assert_eq!(has(TARGET_DUPLICATES), distinct.len() != in_range.len());
         prop_assert_eq!(has(D2T_ALL_ZEROS), n > 0 && (n as u64) < vt && values.iter().all(|&v| v == 0));
-        prop_assert_eq!(has(D2T_ARANGE), n >= 2 && (0..).zip(&values).all(|(i, &v)| v == i));
+        // An encoding error needs t2d or a hard rule; a statistical verdict is VM023 only.
+        let is_arange = n >= 2 && (0..).zip(&values).all(|(i, &v)| v == i);
+        let decided = matches!(a.certainty, Certainty::Exact | Certainty::Certain);
+        let absolute = a.encoding == Encoding::Absolute;
+        prop_assert_eq!(has(D2T_ARANGE), is_arange && decided && absolute);
+        prop_assert_eq!(has(D2T_ABSOLUTE), !is_arange && decided && absolute);
+        prop_assert_eq!(has(D2T_LIKELY_ABSOLUTE), !decided && (absolute || is_arange));
+        if has(D2T_LIKELY_ABSOLUTE) {
+            prop_assert!(selected.is_none() || a.certainty != Certainty::Exact);
+        }
 
         match &selected {
             Some(sel) => {
