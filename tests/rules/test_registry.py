@@ -11,7 +11,7 @@ from eagle3_inspect.findings import Severity
 from eagle3_inspect.registry import all_rules, family_of
 
 ROOT = Path(__file__).resolve().parents[2]
-CODE = re.compile(r'"((?:ST|IX|NUM|VM|E3|EN)\d{3,4})"')
+CODE = re.compile(r'"((?:ST|IX|NUM|VM|E3|EN|FM|PE|DF|TG)\d{3,4})"')
 
 
 def emitted_codes() -> set[str]:

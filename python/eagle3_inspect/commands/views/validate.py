@@ -12,6 +12,7 @@ from eagle3_inspect.html.plots.d2t import d2t_plot
 from eagle3_inspect.layout import Layout
 from eagle3_inspect.reader.target import TargetInfo
 from eagle3_inspect.reader.vocab import VocabMapping
+from eagle3_inspect.rules.family.model import Family
 
 DIMS = ("H", "Ht", "K", "fc_in", "Vd", "Vt", "heads", "kv_heads", "head_dim", "intermediate")
 FLAGS = (
@@ -33,6 +34,7 @@ class ValidateReport(Protocol):
 
     path: str
     layout: Layout
+    family: Family
     findings: list[Finding]
     engines: list[str]
     target: TargetInfo | None
@@ -53,6 +55,7 @@ def validate_view(report: ValidateReport, *, plots: bool) -> Markup:
         [
             tag("h1", "eagle3-inspect validate"),
             tag("div", report.path, class_="path"),
+            tag("p", "family: ", tag("strong", report.family.title), class_="family"),
             tag(
                 "p",
                 verdict(report.ok),

@@ -48,9 +48,7 @@ def render_schema() -> str:
         by_table.setdefault(str(f.metadata["table"]), []).append(f)
     lines = [BEGIN, "", "Top level of a profile file:", "", *_table(schema_fields(EngineProfile))]
     lines += _section("`[families.<name>]` (one per drafter family served):", by_table[""])
-    lines += _section(
-        f"`[families.<name>.{NAMES}]` -- mirrors `load_weights`:", by_table[NAMES]
-    )
+    lines += _section(f"`[families.<name>.{NAMES}]` -- mirrors `load_weights`:", by_table[NAMES])
     lines += _section("`[families.<name>.config]`:", by_table["config"])
     for cls in TABLES:
         lines += _section(f"Each `{cls.__name__}` table:", schema_fields(cls))
