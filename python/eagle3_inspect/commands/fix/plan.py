@@ -24,6 +24,7 @@ from eagle3_inspect.commands.fix.config import (
     to_hf_style,
     to_speculators_style,
 )
+from eagle3_inspect.commands.fix import dflash
 from eagle3_inspect.commands.fix.names import DIALECTS, rename_all
 from eagle3_inspect.commands.fix.simulate import UNFIXABLE, errors, score, simulate
 from eagle3_inspect.commands.fix.vocab import generate_t2d, needs_t2d, offsets_d2t, t2d_info
@@ -42,12 +43,11 @@ from eagle3_inspect.rules.family.detect import detect_family
 from eagle3_inspect.rules.family.model import Family
 
 DROPPED_CODES = {"EN001", "EN013"}
-# The families a conversion is defined for, and why not for the others.
-CONVERTIBLE = ("eagle3", "peagle")
-CONVERTIBLE_NOT = {
-    "dflash": "its config conversion is not implemented yet",
-    "dflash2": "its config conversion is not implemented yet",
-}
+# The families a conversion is defined for (commands/fix/dflash.py for the DFlash ones).
+CONVERTIBLE = ("eagle3", "peagle", "dflash", "dflash2")
+DFLASH_FAMILIES = ("dflash", "dflash2")
+# DFlash keys are only ever `layers.N.` without `model.` (both engines' loaders expect that).
+DFLASH_DIALECTS = (("layers", ""),)
 
 
 @dataclass
@@ -117,6 +117,15 @@ def _config_for(
     target_arch = target.architectures[0] if target and target.architectures else None
     verifier = list(target.architectures) if target else []
     family = profile.family.partition(":")[0]
+    if family in DFLASH_FAMILIES:
+        config = (
+            dflash.to_speculators(source, target, family)
+            if style == "speculators"
+            else dflash.to_zlab(source, target)
+        )
+        if d2t_len is not None and config.get("draft_vocab_size") is None:
+            config["draft_vocab_size"] = d2t_len
+        return config
     config = (
         to_speculators_style(source, verifier, family)
         if style == "speculators"
@@ -163,7 +172,8 @@ def _candidates(
         except Refusal as refusal:
             refused.append(refusal)
             continue
-        for dialect, prefix in DIALECTS:
+        dialects = DFLASH_DIALECTS if profile.family in DFLASH_FAMILIES else DIALECTS
+        for dialect, prefix in dialects:
             names = rename_all(sorted(ckpt.tensors), dialect, prefix, layers)
             if names is not None:
                 yield config, names, style_rank
@@ -187,11 +197,8 @@ def served_family(engine: EngineProfile, ckpt: Checkpoint) -> tuple[FamilyProfil
     if profile is None:
         refusal = not_served(engine, family.name)
         raise Refusal(refusal.code, refusal.message)
-    if family.name not in CONVERTIBLE:
-        raise Refusal(
-            "EN004",
-            f"no conversion is defined for {family.title} drafters: {CONVERTIBLE_NOT[family.name]}",
-        )
+    if family.name not in CONVERTIBLE:  # pragma: no cover - every known family converts
+        raise Refusal("EN004", f"no conversion is defined for {family.title} drafters")
     return profile, family
 
 
