@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from eagle3_inspect.commands.diff.config import key_path_diff
+from eagle3_inspect.commands.fix import dflash
 from eagle3_inspect.commands.fix.config import (
     Refusal,
     aux_ids_for,
@@ -24,7 +25,6 @@ from eagle3_inspect.commands.fix.config import (
     to_hf_style,
     to_speculators_style,
 )
-from eagle3_inspect.commands.fix import dflash
 from eagle3_inspect.commands.fix.names import DIALECTS, rename_all
 from eagle3_inspect.commands.fix.simulate import UNFIXABLE, errors, score, simulate
 from eagle3_inspect.commands.fix.vocab import generate_t2d, needs_t2d, offsets_d2t, t2d_info

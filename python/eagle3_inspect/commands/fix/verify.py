@@ -16,7 +16,6 @@ from eagle3_inspect.commands.validate import validate
 from eagle3_inspect.findings import Severity
 from eagle3_inspect.reader.checkpoint import Checkpoint
 
-
 # Value findings (NUM) are about the weights' data, which fix copies bit-exactly (the diff below
 # checks it): one on DST was on SRC already, and no conversion changes it (e.g. DFlash2's
 # zero-initialised kernel_projection in an untrained export), so it does not fail the copy.
