@@ -84,7 +84,9 @@ def same_rope(a: Rope, b: Rope) -> bool:
     return sa.keys() == sb.keys() and all(_same(sa[k], sb[k]) for k in sa)
 
 
-def _containers(config: Mapping[str, Any], nested: tuple[str, ...]) -> list[tuple[str, Mapping]]:
+def _containers(
+    config: Mapping[str, Any], nested: tuple[str, ...]
+) -> list[tuple[str, Mapping[str, Any]]]:
     out: list[tuple[str, Mapping[str, Any]]] = []
     for key in nested:
         node = config.get(key)

@@ -20,7 +20,9 @@ def _reshaped(tensor: TensorLike, shape: tuple[int, ...]) -> TensorLike:
     return tensor.reshape(shape)
 
 
-def _dflash_layer(w: _Weights, H: int, heads: int, kv: int, hd: int, inter: int) -> dict:
+def _dflash_layer(
+    w: _Weights, H: int, heads: int, kv: int, hd: int, inter: int
+) -> dict[str, TensorLike]:
     return {
         "self_attn.q_proj.weight": w.matrix(heads * hd, H),
         "self_attn.k_proj.weight": w.matrix(kv * hd, H),
@@ -36,7 +38,9 @@ def _dflash_layer(w: _Weights, H: int, heads: int, kv: int, hd: int, inter: int)
     }
 
 
-def _layer_config(H: int, layers: int, Vt: int, heads: int, kv: int, hd: int, inter: int) -> dict:
+def _layer_config(
+    H: int, layers: int, Vt: int, heads: int, kv: int, hd: int, inter: int
+) -> dict[str, Any]:
     return {
         "model_type": "qwen3",
         "hidden_size": H,

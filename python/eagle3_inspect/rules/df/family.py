@@ -11,7 +11,7 @@ from eagle3_inspect.rules.df.check import check_dflash
 from eagle3_inspect.rules.df.target import check_dflash_target
 from eagle3_inspect.rules.family.model import Family
 from eagle3_inspect.rules.family.names import DFLASH, DFLASH2
-from eagle3_inspect.rules.family.spec import Facts, FamilySpec, Tensors
+from eagle3_inspect.rules.family.spec import DrafterCheck, Facts, FamilySpec, Tensors
 
 DFLASH_ARCHITECTURES = frozenset(
     {
@@ -57,7 +57,7 @@ def dflash_features(facts: Facts) -> tuple[str, ...]:
     return ("multi-layer",) if facts.layout.multi_layer else ()
 
 
-def _check(dflash2: bool):
+def _check(dflash2: bool) -> DrafterCheck:
     def check(tensors: Tensors, cfg: DraftConfig, layout: Layout, family: Family) -> list[Finding]:
         return check_dflash(tensors, cfg, layout, family, dflash2=dflash2)
 

@@ -56,7 +56,7 @@ def _width(
 def _head(layout: Layout, cfg: DraftConfig, target: TargetInfo) -> list[Finding]:
     vt, H = target.vocab_size, layout.H
     vd = as_int(cfg.draft_vocab_size) or as_int(cfg.vocab_size)
-    out = []
+    out: list[Finding] = []
     if layout.has_lm_head:
         return out
     head = target.lm_head_shape or (target.embed_shape if target.tie_word_embeddings else None)

@@ -47,8 +47,9 @@ def _location_findings(
     profile: FamilyProfile, config: Mapping[str, Any]
 ) -> tuple[list[Finding], tuple[str, list[int]] | None]:
     findings: list[Finding] = []
-    read = first_present(config, profile.aux_layer_ids)
-    read = (read[0], _ids(read[1])) if read and _ids(read[1]) else None
+    found = first_present(config, profile.aux_layer_ids)
+    found_ids = _ids(found[1]) if found else None
+    read = (found[0], found_ids) if found and found_ids else None
     every_reader = set(profile.aux_layer_ids)
     for runner in profile.aux_layer_runners:
         every_reader |= set(runner.read)

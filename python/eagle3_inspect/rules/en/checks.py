@@ -29,7 +29,7 @@ from eagle3_inspect.rules.family.names import EAGLE3
 
 
 def check_engine(
-    profile: FamilyProfile, tensors: Mapping[str, TensorInfo], config: dict | None
+    profile: FamilyProfile, tensors: Mapping[str, TensorInfo], config: dict[str, Any] | None
 ) -> list[Finding]:
     """Dropped tensors, random parameters, refused configs, unserved architecture, ignored fields,
     norm-flag mismatches and the fc width for one engine profile. Aux ids and target capture
@@ -76,7 +76,7 @@ def _beyond_checked(profile: FamilyProfile) -> list[Finding]:
 def check_all(
     engine: EngineProfile | FamilyProfile,
     tensors: Mapping[str, TensorInfo],
-    config: dict | None,
+    config: dict[str, Any] | None,
     target: TargetInfo | dict[str, Any] | None = None,
     family: str = EAGLE3,
     variant: str | None = None,
