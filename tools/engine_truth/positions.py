@@ -27,7 +27,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from wheels import DEFAULT_CACHE, Wheel, download, line_of  # noqa: E402
+from wheels import DEFAULT_CACHE, Wheel, download, line_of
 
 SPECULATIVE = "vllm/config/speculative.py"
 CONFIG_UTILS = "vllm/transformers_utils/config.py"
