@@ -563,12 +563,7 @@ MLA_LAYER = [
     "self_attn.kv_a_layernorm.weight",
     "self_attn.kv_b_proj.weight",
     "self_attn.o_proj.weight",
-    "mlp.gate_proj.weight",
-    "mlp.up_proj.weight",
-    "mlp.down_proj.weight",
-    "input_layernorm.weight",
-    "hidden_norm.weight",
-    "post_attention_layernorm.weight",
+    *(x for x in LAYER if not x.startswith("self_attn.")),
 ]
 
 
