@@ -38,10 +38,13 @@ def dflash_markers(facts: Facts) -> list[str]:
 
 
 def dflash2_markers(facts: Facts) -> list[str]:
-    found = [f"{n} tensors" for n in ("candidate_selector.",) if facts.names.starting_with(n)]
-    if any(
-        ".attention_conv." in n or ".mlp_conv." in n for n in facts.names.starting_with("layers.")
-    ):
+    """The candidate selector, or layer 0's grouped convolutions (looked up by name: a header
+    may hold a million tensors)."""
+    names, found = facts.names, []
+    if "candidate_selector.hidden_projection.weight" in names:
+        found.append("candidate_selector tensors")
+    first = facts.layout.layer_indices[:1]
+    if any(f"layers.{i}.attention_conv.base_kernel" in names for i in first):
         found.append("layers.N.attention_conv / mlp_conv tensors")
     return found
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from eagle3_inspect.findings import Finding
 from eagle3_inspect.layout import Layout
-from eagle3_inspect.reader.draft_config import DraftConfig, lookup
+from eagle3_inspect.reader.draft_config import DraftConfig
 from eagle3_inspect.reader.target import TargetInfo
 from eagle3_inspect.rules.e3.check import check_architecture
 from eagle3_inspect.rules.e3.config import EAGLE3_ARCHITECTURES, MLA_ARCHITECTURES
@@ -66,12 +66,6 @@ def check_eagle3_target(
     layout: Layout, cfg: DraftConfig, target: TargetInfo, family: Family
 ) -> list[Finding]:
     return check_target(layout, cfg, target)
-
-
-def _declares_eagle3(cfg: DraftConfig) -> bool:
-    return any(
-        lookup(cfg.raw, key)[0] for key in ("eagle_config", "eagle_aux_hidden_state_layer_ids")
-    )
 
 
 SPEC = FamilySpec(
