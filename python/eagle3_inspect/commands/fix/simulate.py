@@ -14,6 +14,7 @@ from eagle3_inspect.reader.draft_config import read_draft_config
 from eagle3_inspect.reader.target import TargetInfo
 from eagle3_inspect.reader.tensorinfo import TensorInfo
 from eagle3_inspect.rules.en import check_all
+from eagle3_inspect.rules.en.fold import REFUSALS
 from eagle3_inspect.rules.en.profile import FamilyProfile
 from eagle3_inspect.rules.family.check import check_drafter, check_drafter_target
 from eagle3_inspect.rules.family.model import Family
@@ -44,9 +45,13 @@ def errors(findings: list[Finding]) -> list[Finding]:
     return [f for f in findings if f.severity is Severity.ERROR]
 
 
-def score(findings: list[Finding]) -> tuple[int, int]:
-    """(errors, warnings): lower is a drafter the engine loads more faithfully."""
+def score(findings: list[Finding]) -> tuple[int, int, int]:
+    """(refused, errors, warnings): lower is a drafter the engine loads more faithfully. A
+    refusal counts first: it folds the engine's other findings into one (fold.py), so by the
+    error count alone a form the engine cannot read would look better than one it reads."""
+    errs = errors(findings)
     return (
-        len(errors(findings)),
+        int(any(f.code in REFUSALS for f in errs)),
+        len(errs),
         sum(1 for f in findings if f.severity is Severity.WARNING),
     )

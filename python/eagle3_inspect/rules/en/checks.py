@@ -18,7 +18,7 @@ from eagle3_inspect.rules.en.configcheck import (
     served_architecture,
 )
 from eagle3_inspect.rules.en.emit import finding
-from eagle3_inspect.rules.en.fcwidth import check_fc_width
+from eagle3_inspect.rules.en.fcwidth import check_capture_count, check_fc_width
 from eagle3_inspect.rules.en.fold import fold_under_refusal
 from eagle3_inspect.rules.en.names import check_names
 from eagle3_inspect.rules.en.positions import check_positions
@@ -52,6 +52,7 @@ def check_engine(
         findings += check_ignored(profile, config)
         findings += check_norm_flags(profile, config, tensors.keys())
         findings += check_fc_width(profile, tensors, config)
+        findings += check_capture_count(profile, tensors, config)
     return findings
 
 

@@ -126,6 +126,12 @@ def _version(value: Any, where: str) -> tuple[int, int, int]:
         raise _fail(where, str(exc)) from exc
 
 
+def _count(value: Any, where: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise _fail(where, "expected a positive integer")
+    return value
+
+
 def _optional_strs(value: Any, where: str) -> tuple[str, ...] | None:
     return None if value is None else _strings(value, where)
 
@@ -139,6 +145,7 @@ CONDITIONS = Parser("list of conditions", _when)
 STR_MAP = Parser("table of strings", _str_map)
 VERSION = Parser("version string", _version)
 OPTIONAL_STRINGS = Parser("list of strings", _optional_strs)
+COUNT = Parser("positive integer", _count)
 
 
 def choice(options: tuple[str, ...]) -> Parser:

@@ -19,6 +19,7 @@ from typing import Any
 from eagle3_inspect.rules.en.fields import (
     BOOLEAN,
     CAPTURE_MAX,
+    COUNT,
     CONDITIONS,
     CONVENTIONS,
     MISSING_POLICIES,
@@ -295,6 +296,14 @@ class FamilyProfile:
         "`when` holds says where the engine reads it and what it assumes when absent (EN007)",
         tables(NormFlag),
         default=(),
+        table=CONFIG,
+    )
+    capture_default_count: int | None = spec(
+        "how many target states the engine captures when it reads no aux / target layer ids "
+        "from `aux_layer_ids` (vLLM: its default EAGLE-3 aux layers, 3); an fc built for "
+        "another count then cannot be fed (EN018); absent = not checked",
+        COUNT,
+        default=None,
         table=CONFIG,
     )
     draft_positions: str = spec(
