@@ -19,9 +19,9 @@ from typing import Any
 from eagle3_inspect.rules.en.fields import (
     BOOLEAN,
     CAPTURE_MAX,
-    COUNT,
     CONDITIONS,
     CONVENTIONS,
+    COUNT,
     MISSING_POLICIES,
     OPTIONAL_STRINGS,
     POSITION_POLICIES,
