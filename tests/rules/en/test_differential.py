@@ -19,9 +19,12 @@ from pathlib import Path
 import pytest
 
 from eagle3_inspect.commands.validate import validate
+from eagle3_inspect.layout import detect_layout
 from eagle3_inspect.reader.checkpoint import Checkpoint
+from eagle3_inspect.reader.draft_config import read_draft_config
 from eagle3_inspect.rules.en import resolve_engines
 from eagle3_inspect.rules.en.versions import in_range, parse_version
+from eagle3_inspect.rules.family.detect import detect_family
 
 ROOT = Path(__file__).resolve().parents[3]
 TRUTH_DIR = ROOT / "tools/engine_truth"
@@ -37,6 +40,15 @@ def _tool(name: str):
 
 
 harm = _tool("harm")
+
+
+def _section(key: str, path: Path):
+    """The profile section `validate --engine key` uses for the drafter at `path` (its family)."""
+    ckpt = Checkpoint(path)
+    cfg = read_draft_config(ckpt.config)
+    family = detect_family(ckpt.tensors, cfg, detect_layout(ckpt.tensors, ckpt.config))
+    (engine,) = resolve_engines(key)
+    return engine.family_profile(family.name, family.variant)
 
 
 @pytest.fixture(scope="module")
@@ -151,8 +163,9 @@ def test_fc_width_each_profile_expects_is_the_one_the_engine_built(roots: dict) 
             built = result.get("fc_in_features")
             if not isinstance(built, int) or not harm.compared(result):
                 continue
-            (engine,) = resolve_engines(key)
-            profile = engine.family_profile("eagle3")
+            profile = _section(key, roots[label] / rel)
+            if profile is None or profile.fc_aux_count is None:
+                continue
             count, source = engine_aux_count(profile, config)
             assert count * hidden == built, (name, key, source)
             checked += 1
@@ -172,8 +185,10 @@ def test_aux_ids_each_profile_reads_are_the_ones_the_engine_captured(roots: dict
         for key, result in sorted(entry["results"].items()):
             if result["engine"] == "speculators" or not harm.compared(result):
                 continue
-            (engine,) = resolve_engines(key)
-            found = first_present(config, engine.family_profile("eagle3").aux_layer_ids)
+            profile = _section(key, roots[label] / rel)
+            if profile is None or profile.aux_layer_ids_status == "family-rules":
+                continue
+            found = first_present(config, profile.aux_layer_ids)
             assert (found[1] if found else None) == result.get("aux_layer_ids"), (name, key)
             checked += 1
     assert checked > 300  # 379 SGLang / vLLM records in the committed truth
