@@ -39,7 +39,11 @@ from eagle3_inspect.reader.remote import remote_section, traffic_of
 from eagle3_inspect.reader.stats import ProgressCallback
 from eagle3_inspect.reader.target import TargetInfo, load_target
 from eagle3_inspect.reader.vocab import VocabMapping
-from eagle3_inspect.rules.family.check import check_drafter, check_drafter_target
+from eagle3_inspect.rules.family.check import (
+    check_drafter,
+    check_drafter_target,
+    soften_zero_init,
+)
 from eagle3_inspect.rules.family.detect import detect_family
 from eagle3_inspect.rules.family.model import Family
 from eagle3_inspect.rules.num import check_numbers
@@ -210,8 +214,9 @@ def _validate(
     if stats:
         names = _float_names(ckpt)
         before = len(ckpt.findings)
-        findings += check_numbers(
-            ckpt.tensors, ckpt.stats(names, threads=threads, progress=progress)
+        findings += soften_zero_init(
+            family,
+            check_numbers(ckpt.tensors, ckpt.stats(names, threads=threads, progress=progress)),
         )
         findings += ckpt.findings[before:]  # met by the data pass (IX011, or IX001 on a cluster)
     return Report(

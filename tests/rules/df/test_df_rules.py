@@ -126,3 +126,21 @@ def test_no_e3_rule_runs_on_a_dflash_drafter(tmp_path) -> None:
     broken = with_tensor(build_dflash(), "hidden_norm.weight", None)
     found = _codes(broken, tmp_path, engine="vllm@0.33.0")
     assert not [c for c, _ in found if c.startswith("E3")]
+
+
+def test_zero_initialised_dflash2_convolutions_are_a_warning_not_an_error(tmp_path) -> None:
+    """speculators zero-initialises DFlash2's kernel projections: an untrained export is all
+    zeros there (NUM004 a warning); an all-zero weight elsewhere stays an error."""
+    name = "layers.0.attention_conv.kernel_projection.weight"
+    zeroed = with_tensor(build_dflash(dflash2=True, Vd=None), name, (16, 64))
+    found = validate(zeroed.write(tmp_path / "a")).findings
+    hits = [f for f in found if f.code == "NUM004"]
+    assert [(f.tensor, f.severity) for f in hits] == [(name, Severity.WARNING)]
+    assert "zero-initialises" in hits[0].message
+    broken = with_tensor(zeroed, "layers.0.mlp.up_proj.weight", (128, 64))
+    errors = [
+        f.tensor
+        for f in validate(broken.write(tmp_path / "b")).findings
+        if f.code == "NUM004" and f.severity is Severity.ERROR
+    ]
+    assert errors == ["layers.0.mlp.up_proj.weight"]

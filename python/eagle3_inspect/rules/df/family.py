@@ -99,4 +99,7 @@ SPEC2 = FamilySpec(
     features=dflash_features,
     check=_check(True),
     check_target=_check_target,
+    # speculators models/dflash2/model_definitions.py DFlashGroupedConv.reset_parameters zeroes
+    # base_kernel and kernel_projection: an untrained export is all zeros there.
+    zero_init=(r"\.(attention_conv|mlp_conv)\.(base_kernel|kernel_projection\.weight)$",),
 )

@@ -4,10 +4,11 @@ target cross-checks plus the TG checks every family gets)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import replace
 
-from eagle3_inspect.findings import Finding
+from eagle3_inspect.findings import Finding, Severity
 from eagle3_inspect.layout import Layout
 from eagle3_inspect.reader.draft_config import DraftConfig
 from eagle3_inspect.reader.target import TargetInfo
@@ -15,11 +16,13 @@ from eagle3_inspect.reader.tensorinfo import TensorInfo
 from eagle3_inspect.registry import finding
 from eagle3_inspect.rules.family.known import BY_NAME
 from eagle3_inspect.rules.family.model import Family
-from eagle3_inspect.rules.family.names import TARGET
+from eagle3_inspect.rules.family.names import TARGET, family_title
 from eagle3_inspect.rules.tg import check_positions_and_rope
 
 # The layout summary of the EAGLE-3 rules, which gets the family's title in front.
 SUMMARY_CODES = ("E3005",)
+# The all-zeros value finding (rules/num).
+ZERO_CODE = "NUM004"
 
 
 def check_drafter(
@@ -49,6 +52,25 @@ def check_drafter(
     return [
         replace(f, message=f"{family.title}: {f.message}") if f.code in SUMMARY_CODES else f
         for f in spec.check(tensors, cfg, layout, family)
+    ]
+
+
+def soften_zero_init(family: Family, findings: list[Finding]) -> list[Finding]:
+    """NUM004 (all zeros) on a tensor the family's producers zero-initialise by design is a
+    warning: the drafter was never trained there, the weight was not lost."""
+    spec = BY_NAME.get(family.name)
+    if spec is None or not spec.zero_init:
+        return findings
+    patterns = [re.compile(p) for p in spec.zero_init]
+    return [
+        replace(
+            f,
+            severity=Severity.WARNING,
+            message=f"{f.message} ({family_title(family.name)} zero-initialises it: never trained?)",
+        )
+        if f.code == ZERO_CODE and f.tensor and any(p.search(f.tensor) for p in patterns)
+        else f
+        for f in findings
     ]
 
 

@@ -46,3 +46,6 @@ class FamilySpec:
     features: Callable[[Facts], tuple[str, ...]]
     check: DrafterCheck
     check_target: TargetCheck
+    # Tensors the producer zero-initialises by design (regexes): all zeros there means never
+    # trained, not never loaded, so NUM004 is a warning for them (`check.soften_zero_init`).
+    zero_init: tuple[str, ...] = ()
