@@ -66,7 +66,7 @@ def soften_zero_init(family: Family, findings: list[Finding]) -> list[Finding]:
         replace(
             f,
             severity=Severity.WARNING,
-            message=f"{f.message} ({family_title(family.name)} zero-initialises it: never trained?)",
+            message=f"{f.message} ({family_title(family.name)} zero-initialises it: untrained?)",
         )
         if f.code == ZERO_CODE and f.tensor and any(p.search(f.tensor) for p in patterns)
         else f
