@@ -144,3 +144,16 @@ def test_zero_initialised_dflash2_convolutions_are_a_warning_not_an_error(tmp_pa
         if f.code == "NUM004" and f.severity is Severity.ERROR
     ]
     assert errors == ["layers.0.mlp.up_proj.weight"]
+
+
+def test_vllm_without_layer_ids_captures_three_states_for_a_wider_fc(tmp_path) -> None:
+    """SpecForge's DFlash export writes no target layer ids: vLLM then captures its default
+    three EAGLE-3 aux states while fc reads one per draft-config id (EN018, the harness's
+    aux_fc_mismatch harm); with the ids written (what fix does) it is fed."""
+    drafter = build_dflash(style="zlab", Vd=None, target_layer_ids=[1, 2, 3, 4, 5])
+    del drafter.config["dflash_config"]["target_layer_ids"]
+    drafter.config["num_hidden_layers"] = 5
+    found = _codes(drafter, tmp_path / "a", engine="vllm@0.33.0")
+    assert ("EN018", Severity.ERROR) in found
+    fed = build_dflash(style="zlab", Vd=None, target_layer_ids=[1, 2, 3, 4, 5])
+    assert "EN018" not in [c for c, _ in _codes(fed, tmp_path / "b", engine="vllm@0.33.0")]
