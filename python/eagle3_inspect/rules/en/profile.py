@@ -298,6 +298,15 @@ class FamilyProfile:
         default=(),
         table=CONFIG,
     )
+    target_capture: str = spec(
+        "which generated capture list says whether a target can feed this family: `eagle3` "
+        "(`<engine>.capture.toml`: SGLang set_eagle3_layers_to_capture, vLLM SupportsEagle3) "
+        "or `unchecked` (the family captures through another hook, e.g. SGLang's "
+        "set_dflash_layers_to_capture: EN012 says it was not checked)",
+        choice(("eagle3", "unchecked")),
+        default="eagle3",
+        table=CONFIG,
+    )
     capture_default_count: int | None = spec(
         "how many target states the engine captures when it reads no aux / target layer ids "
         "from `aux_layer_ids` (vLLM: its default EAGLE-3 aux layers, 3); an fc built for "
