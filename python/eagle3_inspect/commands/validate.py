@@ -40,8 +40,8 @@ from eagle3_inspect.reader.stats import ProgressCallback
 from eagle3_inspect.reader.target import TargetInfo, load_target
 from eagle3_inspect.reader.vocab import VocabMapping
 from eagle3_inspect.rules.family.check import (
-    check_drafter,
-    check_drafter_target,
+    check_family,
+    check_family_target,
     soften_zero_init,
 )
 from eagle3_inspect.rules.family.detect import detect_family
@@ -195,7 +195,7 @@ def _validate(
     draft_config = read_draft_config(ckpt.config)
     family = detect_family(ckpt.tensors, draft_config, layout)
     findings = list(ckpt.findings)
-    findings += check_drafter(family, ckpt.tensors, draft_config, layout)
+    findings += check_family(family, ckpt.tensors, draft_config, layout)
     vocab = ckpt.vocab_mapping(
         target_vocab=(
             target_info.vocab_size if target_info and not draft_config.vocab_size else None
@@ -203,7 +203,7 @@ def _validate(
     )
     findings += vocab.findings
     if target_info is not None:
-        findings += check_drafter_target(family, layout, draft_config, target_info)
+        findings += check_family_target(family, layout, draft_config, target_info)
     if family.is_drafter:
         for profile in profiles:
             findings += check_all(

@@ -16,7 +16,7 @@ from eagle3_inspect.reader.tensorinfo import TensorInfo
 from eagle3_inspect.rules.en import check_all
 from eagle3_inspect.rules.en.fold import REFUSALS
 from eagle3_inspect.rules.en.profile import FamilyProfile
-from eagle3_inspect.rules.family.check import check_drafter, check_drafter_target
+from eagle3_inspect.rules.family.check import check_family, check_family_target
 from eagle3_inspect.rules.family.model import Family
 
 # Findings no conversion of the drafter can fix: the target class cannot capture aux states.
@@ -34,9 +34,9 @@ def simulate(
     config, served as `family` (the source's: a plan never changes what the drafter is)."""
     layout = detect_layout(tensors, config)
     cfg = read_draft_config(config)
-    found = check_drafter(family, tensors, cfg, layout)
+    found = check_family(family, tensors, cfg, layout)
     if target is not None:
-        found += check_drafter_target(family, layout, cfg, target)
+        found += check_family_target(family, layout, cfg, target)
     found += check_all(profile, tensors, config, target)
     return [f for f in found if f.code not in SUPERSEDED]
 

@@ -1,5 +1,5 @@
-"""Running a family's rules: `check_drafter` (the family's drafter rules, or an FM finding when
-the checkpoint is no drafter family this tool knows) and `check_drafter_target` (the family's
+"""Running a family's rules: `check_family` (the family's drafter rules, or an FM finding when
+the checkpoint is no drafter family this tool knows) and `check_family_target` (the family's
 target cross-checks plus the TG checks every family gets)."""
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ SUMMARY_CODES = ("E3005",)
 ZERO_CODE = "NUM004"
 
 
-def check_drafter(
+def check_family(
     family: Family, tensors: Mapping[str, TensorInfo], cfg: DraftConfig, layout: Layout
 ) -> list[Finding]:
     """The rules of `family` (E3 for EAGLE-3, E3 + PE for P-EAGLE, DF for DFlash / DFlash2);
@@ -74,7 +74,7 @@ def soften_zero_init(family: Family, findings: list[Finding]) -> list[Finding]:
     ]
 
 
-def check_drafter_target(
+def check_family_target(
     family: Family, layout: Layout, cfg: DraftConfig, target: TargetInfo
 ) -> list[Finding]:
     """The family's cross-checks against `target`, and the position / RoPE ones (TG)."""
