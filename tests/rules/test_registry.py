@@ -77,3 +77,14 @@ def test_native_stub_lists_every_export():
     }
     exported = {name for name in dir(_native) if not name.startswith("_")}
     assert exported - declared == set()
+
+
+def test_rules_code_prints_catalogue_text_verbatim(run_cli):
+    """Catalogue text is plain text: bracketed spans (`[id + 1]`, `[H, K*Ht]`) are not rich
+    markup and must survive `rules CODE`."""
+    for code in ("DF101", "DF008"):
+        rule = all_rules()[code]
+        _, out, _ = run_cli("rules", code, "--format", "full")
+        flat = " ".join(out.split())
+        for span in re.findall(r"\[[^\]]*\]", rule.explanation + rule.example + rule.hint):
+            assert span in flat, (code, span)
