@@ -157,3 +157,13 @@ def test_vllm_without_layer_ids_captures_three_states_for_a_wider_fc(tmp_path) -
     assert ("EN018", Severity.ERROR) in found
     fed = build_dflash(style="zlab", Vd=None, target_layer_ids=[1, 2, 3, 4, 5])
     assert "EN018" not in [c for c, _ in _codes(fed, tmp_path / "b", engine="vllm@0.33.0")]
+
+
+def test_vllm_0_20_captures_zlab_target_layers_one_layer_early(tmp_path) -> None:
+    """vLLM 0.20 / 0.21's V1 runner uses dflash_config.target_layer_ids without the + 1
+    (EN019); 0.22 adds it; a speculators config's input-of ids are read first and are right."""
+    zlab = build_dflash(style="zlab", Vd=None)
+    found = _codes(zlab, tmp_path / "a", engine="vllm@0.20.0,vllm@0.22.0")
+    assert [c for c, _ in found].count("EN019") == 1
+    speculators = build_dflash(Vd=None)
+    assert "EN019" not in [c for c, _ in _codes(speculators, tmp_path / "b", engine="vllm@0.20.0")]

@@ -122,7 +122,7 @@ def check_aux_layer_ids(
     """EN003/EN010 (location), EN011 (convention look-alike), EN005 (range against the target)."""
     config = config or {}
     if profile.aux_layer_ids_status == "family-rules":
-        return []
+        return _target_layer_shift(profile, config)
     if profile.aux_layer_ids_status == "unconfirmed":
         return [
             finding(
@@ -155,3 +155,25 @@ def check_aux_layer_ids(
             )
         )
     return findings
+
+
+def _target_layer_shift(profile: FamilyProfile, config: Mapping[str, Any]) -> list[Finding]:
+    """EN019: a z-lab DFlash config's output-of `dflash_config.target_layer_ids` captured as
+    they are, before layer i, instead of before layer i + 1 (when the engine reads them: no
+    top-level ids come first)."""
+    if profile.target_layer_ids_shift != 0:
+        return []
+    first = first_present(config, profile.aux_layer_ids)
+    if first is None or first[0] != "dflash_config.target_layer_ids" or not _ids(first[1]):
+        return []
+    ids = list(first[1])
+    return [
+        finding(
+            profile,
+            "EN019",
+            f"{profile.label} captures dflash_config.target_layer_ids={ids} before layers {ids}, "
+            f"not {[i + 1 for i in ids]}: they name layer outputs, so every context state the "
+            "drafter gets is one layer early",
+            config_key=first[0],
+        )
+    ]

@@ -132,6 +132,12 @@ def _count(value: Any, where: str) -> int:
     return value
 
 
+def _shift(value: Any, where: str) -> int:
+    if value not in (0, 1) or isinstance(value, bool):
+        raise _fail(where, "expected 0 or 1")
+    return int(value)
+
+
 def _optional_strs(value: Any, where: str) -> tuple[str, ...] | None:
     return None if value is None else _strings(value, where)
 
@@ -146,6 +152,7 @@ STR_MAP = Parser("table of strings", _str_map)
 VERSION = Parser("version string", _version)
 OPTIONAL_STRINGS = Parser("list of strings", _optional_strs)
 COUNT = Parser("positive integer", _count)
+SHIFT = Parser("0 or 1", _shift)
 
 
 def choice(options: tuple[str, ...]) -> Parser:

@@ -27,6 +27,7 @@ from eagle3_inspect.rules.en.fields import (
     POSITION_POLICIES,
     REGEX,
     REGEXES,
+    SHIFT,
     STR_MAP,
     STRING,
     STRINGS,
@@ -305,6 +306,14 @@ class FamilyProfile:
         "set_dflash_layers_to_capture: EN012 says it was not checked)",
         choice(("eagle3", "unchecked")),
         default="eagle3",
+        table=CONFIG,
+    )
+    target_layer_ids_shift: int | None = spec(
+        "what the engine adds to a z-lab `dflash_config.target_layer_ids` (output-of) before "
+        "capturing before that layer: 1 is right; 0 (vLLM 0.20 / 0.21's V1 runner) captures "
+        "every context state one layer early (EN019); absent = not checked",
+        SHIFT,
+        default=None,
         table=CONFIG,
     )
     capture_default_count: int | None = spec(
