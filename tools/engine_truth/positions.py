@@ -35,8 +35,12 @@ OVERRIDE = "_maybe_override_draft_max_position_embeddings"
 DRAFT_POSITIONS, TARGET_LEN = 2048, 131072
 ROPES = {
     "default": {"rope_type": "default", "rope_theta": 10000.0},
-    "yarn": {"rope_type": "yarn", "rope_theta": 10000.0, "factor": 4.0,
-             "original_max_position_embeddings": 2048},
+    "yarn": {
+        "rope_type": "yarn",
+        "rope_theta": 10000.0,
+        "factor": 4.0,
+        "original_max_position_embeddings": 2048,
+    },
 }
 
 
@@ -54,9 +58,11 @@ def _method(source: str, name: str) -> str | None:
 def _top(source: str, name: str) -> str | None:
     tree = ast.parse(source)
     for node in tree.body:
-        targets = [node.name] if isinstance(node, ast.FunctionDef) else [
-            t.id for t in getattr(node, "targets", []) if isinstance(t, ast.Name)
-        ]
+        targets = (
+            [node.name]
+            if isinstance(node, ast.FunctionDef)
+            else [t.id for t in getattr(node, "targets", []) if isinstance(t, ast.Name)]
+        )
         if name in targets:
             return ast.get_source_segment(source, node)
     return None

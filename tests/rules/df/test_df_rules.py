@@ -148,22 +148,22 @@ def test_zero_initialised_dflash2_convolutions_are_a_warning_not_an_error(tmp_pa
 
 def test_vllm_without_layer_ids_captures_three_states_for_a_wider_fc(tmp_path) -> None:
     """SpecForge's DFlash export writes no target layer ids: vLLM then captures its default
-    three EAGLE-3 aux states while fc reads one per draft-config id (EN018, the harness's
+    three EAGLE-3 aux states while fc reads one per draft-config id (EN020, the harness's
     aux_fc_mismatch harm); with the ids written (what fix does) it is fed."""
     drafter = build_dflash(style="zlab", Vd=None, target_layer_ids=[1, 2, 3, 4, 5])
     del drafter.config["dflash_config"]["target_layer_ids"]
     drafter.config["num_hidden_layers"] = 5
     found = _codes(drafter, tmp_path / "a", engine="vllm@0.33.0")
-    assert ("EN018", Severity.ERROR) in found
+    assert ("EN020", Severity.ERROR) in found
     fed = build_dflash(style="zlab", Vd=None, target_layer_ids=[1, 2, 3, 4, 5])
-    assert "EN018" not in [c for c, _ in _codes(fed, tmp_path / "b", engine="vllm@0.33.0")]
+    assert "EN020" not in [c for c, _ in _codes(fed, tmp_path / "b", engine="vllm@0.33.0")]
 
 
 def test_vllm_0_20_captures_zlab_target_layers_one_layer_early(tmp_path) -> None:
     """vLLM 0.20 / 0.21's V1 runner uses dflash_config.target_layer_ids without the + 1
-    (EN019); 0.22 adds it; a speculators config's input-of ids are read first and are right."""
+    (EN021); 0.22 adds it; a speculators config's input-of ids are read first and are right."""
     zlab = build_dflash(style="zlab", Vd=None)
     found = _codes(zlab, tmp_path / "a", engine="vllm@0.20.0,vllm@0.22.0")
-    assert [c for c, _ in found].count("EN019") == 1
+    assert [c for c, _ in found].count("EN021") == 1
     speculators = build_dflash(Vd=None)
-    assert "EN019" not in [c for c, _ in _codes(speculators, tmp_path / "b", engine="vllm@0.20.0")]
+    assert "EN021" not in [c for c, _ in _codes(speculators, tmp_path / "b", engine="vllm@0.20.0")]

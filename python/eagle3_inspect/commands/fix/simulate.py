@@ -14,7 +14,7 @@ from eagle3_inspect.reader.draft_config import read_draft_config
 from eagle3_inspect.reader.target import TargetInfo
 from eagle3_inspect.reader.tensorinfo import TensorInfo
 from eagle3_inspect.rules.en import check_all
-from eagle3_inspect.rules.en.fold import REFUSALS
+from eagle3_inspect.rules.en.fold import REFUSALS, fold_under_refusal
 from eagle3_inspect.rules.en.profile import FamilyProfile
 from eagle3_inspect.rules.family.check import check_family, check_family_target
 from eagle3_inspect.rules.family.model import Family
@@ -29,16 +29,22 @@ def simulate(
     tensors: Mapping[str, TensorInfo],
     config: dict[str, Any] | None,
     target: TargetInfo | None,
-) -> list[Finding]:
+) -> tuple[list[Finding], list[Finding]]:
     """The family, target and EN findings validate would report for these names and this
-    config, served as `family` (the source's: a plan never changes what the drafter is)."""
+    config, served as `family` (the source's: a plan never changes what the drafter is), EN
+    findings folded under a refusal; and the same before folding (what `score` counts: a
+    refusal must not hide how much else is wrong with a candidate)."""
     layout = detect_layout(tensors, config)
     cfg = read_draft_config(config)
     found = check_family(family, tensors, cfg, layout)
     if target is not None:
         found += check_family_target(family, layout, cfg, target)
-    found += check_all(profile, tensors, config, target)
-    return [f for f in found if f.code not in SUPERSEDED]
+    raw = check_all(profile, tensors, config, target, fold=False)
+    folded = found + fold_under_refusal(raw)
+    return (
+        [f for f in folded if f.code not in SUPERSEDED],
+        [f for f in found + raw if f.code not in SUPERSEDED],
+    )
 
 
 def errors(findings: list[Finding]) -> list[Finding]:
@@ -46,9 +52,9 @@ def errors(findings: list[Finding]) -> list[Finding]:
 
 
 def score(findings: list[Finding]) -> tuple[int, int, int]:
-    """(refused, errors, warnings): lower is a drafter the engine loads more faithfully. A
-    refusal counts first: it folds the engine's other findings into one (fold.py), so by the
-    error count alone a form the engine cannot read would look better than one it reads."""
+    """(refused, errors, warnings) of unfolded findings: lower is a drafter the engine loads
+    more faithfully. A refusal counts first: a form the engine cannot read is worse than any
+    it reads, however many findings the refused one would otherwise have."""
     errs = errors(findings)
     return (
         int(any(f.code in REFUSALS for f in errs)),

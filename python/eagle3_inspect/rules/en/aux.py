@@ -158,7 +158,7 @@ def check_aux_layer_ids(
 
 
 def _target_layer_shift(profile: FamilyProfile, config: Mapping[str, Any]) -> list[Finding]:
-    """EN019: a z-lab DFlash config's output-of `dflash_config.target_layer_ids` captured as
+    """EN021: a z-lab DFlash config's output-of `dflash_config.target_layer_ids` captured as
     they are, before layer i, instead of before layer i + 1 (when the engine reads them: no
     top-level ids come first)."""
     if profile.target_layer_ids_shift != 0:
@@ -170,7 +170,7 @@ def _target_layer_shift(profile: FamilyProfile, config: Mapping[str, Any]) -> li
     return [
         finding(
             profile,
-            "EN019",
+            "EN021",
             f"{profile.label} captures dflash_config.target_layer_ids={ids} before layers {ids}, "
             f"not {[i + 1 for i in ids]}: they name layer outputs, so every context state the "
             "drafter gets is one layer early",

@@ -17,6 +17,7 @@ from eagle3_inspect.rules.en.configcheck import (
     check_rejects,
     served_architecture,
 )
+from eagle3_inspect.rules.en.contract import check_contract
 from eagle3_inspect.rules.en.emit import finding
 from eagle3_inspect.rules.en.fcwidth import check_capture_count, check_fc_width
 from eagle3_inspect.rules.en.fold import fold_under_refusal
@@ -32,8 +33,8 @@ def check_engine(
     profile: FamilyProfile, tensors: Mapping[str, TensorInfo], config: dict[str, Any] | None
 ) -> list[Finding]:
     """Dropped tensors, random parameters, refused configs, unserved architecture, ignored fields,
-    norm-flag mismatches and the fc width for one engine profile. Aux ids and target capture
-    are separate."""
+    norm-flag mismatches, the fc width and the config contract for one engine profile. Aux ids
+    and target capture are separate."""
     served = served_architecture(profile, config) if config is not None else None
     if served is not None and served in profile.unprofiled_draft_architectures:
         return [
@@ -53,6 +54,7 @@ def check_engine(
         findings += check_norm_flags(profile, config, tensors.keys())
         findings += check_fc_width(profile, tensors, config)
         findings += check_capture_count(profile, tensors, config)
+        findings += check_contract(profile, config)
     return findings
 
 
@@ -81,12 +83,13 @@ def check_all(
     target: TargetInfo | dict[str, Any] | None = None,
     family: str = EAGLE3,
     variant: str | None = None,
+    fold: bool = True,
 ) -> list[Finding]:
     """`check_engine` plus aux-id and capture checks against an optional target (its typed
     `TargetInfo`, or a parsed target config.json, read the same way) for the drafter `family`
     and `variant` (or the family of the `FamilyProfile` given), folded under a refusal when
-    the engine refuses the drafter (`fold.py`). A family the engine version has no section
-    for is not served (EN004)."""
+    the engine refuses the drafter (`fold.py`; `fold=False`: every finding). A family the
+    engine version has no section for is not served (EN004)."""
     if isinstance(engine, FamilyProfile):
         profile: FamilyProfile | None = engine
     else:
@@ -103,4 +106,4 @@ def check_all(
     if target is not None:
         findings += check_target_capture(profile, archs)
         findings += check_positions(profile, config, target)
-    return fold_under_refusal(findings)
+    return fold_under_refusal(findings) if fold else findings

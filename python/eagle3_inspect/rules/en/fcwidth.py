@@ -40,7 +40,7 @@ def engine_aux_count(profile: FamilyProfile, config: Mapping[str, Any]) -> tuple
 def check_capture_count(
     profile: FamilyProfile, tensors: Mapping[str, TensorInfo], config: Mapping[str, Any]
 ) -> list[Finding]:
-    """EN018 when the engine reads no layer ids, so the target captures its default number of
+    """EN020 when the engine reads no layer ids, so the target captures its default number of
     states, while fc is built for (and the checkpoint's fc.weight holds) another number."""
     default = profile.capture_default_count
     if default is None or first_present(config, profile.aux_layer_ids) is not None:
@@ -57,7 +57,7 @@ def check_capture_count(
     return [
         finding(
             profile,
-            "EN018",
+            "EN020",
             f"{profile.label} reads no layer ids ({read}), so the target captures its default "
             f"{default} state(s) = {default * hidden} features, but {name} reads {width} "
             f"({width // hidden} states; fc built for {count} from {source}): the drafter "

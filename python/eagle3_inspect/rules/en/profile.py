@@ -311,7 +311,7 @@ class FamilyProfile:
     target_layer_ids_shift: int | None = spec(
         "what the engine adds to a z-lab `dflash_config.target_layer_ids` (output-of) before "
         "capturing before that layer: 1 is right; 0 (vLLM 0.20 / 0.21's V1 runner) captures "
-        "every context state one layer early (EN019); absent = not checked",
+        "every context state one layer early (EN021); absent = not checked",
         SHIFT,
         default=None,
         table=CONFIG,
@@ -319,7 +319,7 @@ class FamilyProfile:
     capture_default_count: int | None = spec(
         "how many target states the engine captures when it reads no aux / target layer ids "
         "from `aux_layer_ids` (vLLM: its default EAGLE-3 aux layers, 3); an fc built for "
-        "another count then cannot be fed (EN018); absent = not checked",
+        "another count then cannot be fed (EN020); absent = not checked",
         COUNT,
         default=None,
         table=CONFIG,
@@ -361,6 +361,14 @@ class FamilyProfile:
     @property
     def version(self) -> str:
         return self._engine().version
+
+    @property
+    def min_version(self) -> Version:
+        return self._engine().min_version
+
+    @property
+    def max_version(self) -> Version | None:
+        return self._engine().max_version
 
     @property
     def verified(self) -> bool:
