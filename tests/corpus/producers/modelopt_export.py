@@ -68,9 +68,7 @@ class Variant:
 
 VARIANTS: dict[str, Variant] = {
     "default": Variant("EAGLE3_DEFAULT_CFG at tiny dims: full vocab, no d2t, base lm_head copied"),
-    "draft-vocab": Variant(
-        "draft vocab 200 (d2t only)", {"draft_vocab_size": common.DRAFT_VOCAB}
-    ),
+    "draft-vocab": Variant("draft vocab 200 (d2t only)", {"draft_vocab_size": common.DRAFT_VOCAB}),
     "layers2": Variant(
         "2 layers, draft vocab 200",
         {"draft_vocab_size": common.DRAFT_VOCAB, "num_hidden_layers": 2},
@@ -146,7 +144,11 @@ def _mode_config(variant: Variant) -> tuple[str, dict[str, Any], list[str]]:
             "eagle_export_rope_scaling": {},
             "eagle_architecture_config": architecture,
         }
-        return "eagle", config, ['("eagle", kimik2_eagle_default_config, eagle_decoder_type kimik2)']
+        return (
+            "eagle",
+            config,
+            ['("eagle", kimik2_eagle_default_config, eagle_decoder_type kimik2)'],
+        )
     config = copy.deepcopy(EAGLE3_DEFAULT_CFG["config"])
     config["eagle_architecture_config"].update({**TINY_DRAFT, **variant.overrides})
     return "eagle", config, ['("eagle", EAGLE3_DEFAULT_CFG config)']
@@ -192,7 +194,10 @@ def generate_one(name: str, work: Path) -> dict[str, Any]:
     if "draft_vocab_size" in variant.overrides:
         d2t_path = work / f"d2t-{name}.pt"
         calibrate_frequent_vocab(
-            StreamTokenizer(_token_stream()), [], variant.overrides["draft_vocab_size"], str(d2t_path)
+            StreamTokenizer(_token_stream()),
+            [],
+            variant.overrides["draft_vocab_size"],
+            str(d2t_path),
         )
         model.load_draft_vocab_cache(model, str(d2t_path))
         called += [
@@ -240,7 +245,9 @@ def _options(variant: Variant, config: dict[str, Any]) -> dict[str, Any]:
             "dflash_architecture_config_overrides": config["dflash_architecture_config"],
         }
     overrides = TINY_MLA if variant.decoder_type == "kimik2" else TINY_DRAFT
-    options: dict[str, Any] = {"eagle_architecture_config_overrides": {**overrides, **variant.overrides}}
+    options: dict[str, Any] = {
+        "eagle_architecture_config_overrides": {**overrides, **variant.overrides}
+    }
     if variant.decoder_type == "kimik2":
         options["eagle_decoder_type"] = "kimik2"
         options["eagle_export_rope_scaling"] = {}
@@ -253,7 +260,9 @@ def _family(variant: Variant, model: Any, exporter: str) -> dict[str, Any]:
     """The family record, from the converted model."""
     if variant.algorithm == "dflash":
         return common.family_fields(
-            "dflash", "qwen3", f"Model-Optimizer mode 'dflash' -> {type(model).__name__}, {exporter}"
+            "dflash",
+            "qwen3",
+            f"Model-Optimizer mode 'dflash' -> {type(model).__name__}, {exporter}",
         )
     decoder = model.eagle_config.eagle_decoder_type
     return common.family_fields(
