@@ -55,12 +55,22 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def targets(by_key: dict[str, Row], report: dict[str, Any]) -> dict[str, Any]:
-    """Issue 3's targets, checked and printed: stats at 2 threads >= 0.8x the floor and >= 20x
-    numpy; peak anonymous memory of a stats pass < 256 MB."""
+    """Issue 3's and issue 26's targets, checked and printed: stats at 2 threads >= 0.8x the
+    floor and >= 20x numpy; stats + hashes >= 0.7x the floor; diff against the
+    everywhere-changed copy >= 0.7x the floor of reading both; fix >= 0.8x a plain copy; peak
+    anonymous memory of a stats pass < 256 MB."""
     out: dict[str, Any] = {}
+    for key, name in (
+        ("stats_2t", "eagle3-inspect stats:2"),
+        ("hashes_2t", "eagle3-inspect stats + hashes:2"),
+        ("diff_everywhere_2t", "diff vs everywhere-perturbed copy:2"),
+        ("fix", "fix"),
+    ):
+        row = by_key.get(name)
+        if row is not None:
+            out[key + "_vs_floor"] = ratio_vs(row, by_key, row.floor_key)
     stats = by_key.get("eagle3-inspect stats:2")
     if stats is not None:
-        out["stats_2t_vs_floor"] = ratio_vs(stats, by_key, stats.floor_key)
         out["stats_2t_vs_numpy"] = ratio_vs(stats, by_key, stats.numpy_key)
     peaks = [m["peak_rss_anon_kib"] * 1024 for m in report.get("memory", {}).values()]
     if peaks:
@@ -68,7 +78,10 @@ def targets(by_key: dict[str, Row], report: dict[str, Any]) -> dict[str, Any]:
     checks = (
         ("stats_2t_vs_floor", ">=", 0.8, "stats (2 threads) vs floor"),
         ("stats_2t_vs_numpy", ">=", 20.0, "stats (2 threads) vs numpy"),
-        ("peak_rss_anon_bytes", "<", 256e6, "peak RssAnon of a stats pass, bytes"),
+        ("hashes_2t_vs_floor", ">=", 0.7, "stats + hashes (2 threads) vs floor"),
+        ("diff_everywhere_2t_vs_floor", ">=", 0.7, "diff everywhere-changed (2 threads) vs floor"),
+        ("fix_vs_floor", ">=", 0.8, "fix (plan + write + verify) vs plain copy"),
+        ("peak_rss_anon_bytes", "<", 256e6, "peak RssAnon of a data pass, bytes"),
     )
     for key, op, want, label in checks:
         if out.get(key) is None:

@@ -209,14 +209,31 @@ def _perturb(spec: TensorSpec, index: int, chunk: np.ndarray) -> np.ndarray:
     return chunk
 
 
-def ensure_perturbed(directory: Path, size: str) -> tuple[Path, bool]:
-    """A single-file copy of the drafter with the PERTURBED tensors changed."""
+def _perturb_everywhere(spec: TensorSpec, index: int, chunk: np.ndarray) -> np.ndarray:
+    """Every 16-bit element's lowest bit flipped (one bf16 ulp); the integer maps unchanged."""
+    if spec.dtype != "BF16":
+        return chunk
+    return chunk ^ np.uint16(1)
+
+
+# Copies of the drafter the diff rows compare it with: which elements change.
+COPIES = {
+    "perturbed": (PERTURBED, _perturb),
+    "everywhere": ("every BF16 element's lowest bit flipped", _perturb_everywhere),
+}
+
+
+def ensure_perturbed(directory: Path, size: str, kind: str = "perturbed") -> tuple[Path, bool]:
+    """A single-file copy of the drafter changed as COPIES[kind] says: `perturbed` (a few
+    tensors, the PERTURBED ones) or `everywhere` (every bf16 element's lowest bit flipped, as
+    between two training steps or a checkpoint and its fine-tune)."""
+    what, perturb = COPIES[kind]
     specs = drafter_specs(SIZES[size])
     spec = {
-        "kind": "perturbed",
+        "kind": kind,
         "version": GENERATOR_VERSION,
         "size": size,
-        "perturbed": PERTURBED,
+        "perturbed": what,
         "tensors": [asdict(s) for s in specs],
     }
     spec = json.loads(json.dumps(spec))
@@ -224,7 +241,7 @@ def ensure_perturbed(directory: Path, size: str) -> tuple[Path, bool]:
     if _manifest_matches(directory, {"spec": spec}):
         return path, True
     directory.mkdir(parents=True, exist_ok=True)
-    write_file(path, specs, specs, _perturb)
+    write_file(path, specs, specs, perturb)
     _write_manifest(directory, spec, [path])
     return path, False
 

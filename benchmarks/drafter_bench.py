@@ -1,44 +1,19 @@
-"""The drafter part of the benchmark: header scan, raw-read floor, numpy / torch baselines,
-`Checkpoint.stats()` with and without hashes, and `eagle3_inspect.diff` when it exists, all timed
-in interleaved best-of-N rounds on the same warm files."""
+"""The drafter part of the benchmark: header scan, raw-read floor, numpy / torch baselines and
+`Checkpoint.stats()` with and without hashes, timed in interleaved best-of-N rounds on the same
+warm files; then the diff phases (`diff_bench.py`)."""
 
 from __future__ import annotations
 
 import functools
 import os
 from pathlib import Path
-from typing import Any
 
 import bench_data
 import eagle3_inspect
 from baselines import numpy_stats, torch_available, torch_stats
-from eagle3_inspect import _native
+from diff_bench import measure_diffs
+from floors import floor_ops, readable
 from timing import Contention, Op, Row, meminfo_kib, run_interleaved, warm
-
-
-def readable(ckpt: eagle3_inspect.Checkpoint) -> list[str]:
-    return [n for n in ckpt.tensors if n not in ckpt.unreadable]
-
-
-def floor_ops(ckpt, label: str, threads: list[int]) -> list[Op]:
-    """Floor passes over `ckpt`, keyed `floor{label}:{t}` (and `... (pages kept mapped)`)."""
-    names = readable(ckpt)
-    nbytes = sum(ckpt.tensors[x].nbytes for x in names)
-    ops = []
-    for t in threads:
-        for release, suffix in ((True, ""), (False, " (pages kept mapped)")):
-
-            def run(t=t, release=release):
-                return _native.sum_words(ckpt._native, names, threads=t, release_pages=release)
-
-            op = Op(f"floor{label}{suffix}:{t}", f"raw-read floor{label}{suffix}", t, run, nbytes)
-            if not release:
-                # Map every page first, time a pass over mapped pages, then unmap them again so
-                # every other op starts, like a fresh process, with nothing mapped.
-                op.setup = run
-                op.teardown = functools.partial(run, release=True)
-            ops.append(op)
-    return ops
 
 
 def agreement(native: dict, reference: dict) -> float:
@@ -60,17 +35,17 @@ def measure_drafter(args, threads: list[int], report: dict) -> list[Row]:
     if not reused:
         report["generated"].append(path)
     has_diff = hasattr(eagle3_inspect, "diff")
-    other = None
-    if has_diff:
-        directory = args.data / f"perturbed-{args.size}"
-        other, reused_other = bench_data.ensure_perturbed(directory, args.size)
+    copies: dict[str, Path] = {}
+    for kind in bench_data.COPIES if has_diff else ():
+        directory = args.data / f"{kind}-{args.size}"
+        copies[kind], reused_other = bench_data.ensure_perturbed(directory, args.size, kind)
         if not reused_other:
             report["generated"].append(directory)
     ckpt = eagle3_inspect.open(path)
     names = readable(ckpt)
     nbytes = sum(ckpt.tensors[x].nbytes for x in names)
-    files = [f.path for f in ckpt.files] + ([str(other)] if other else [])
-    sizes = {f: os.path.getsize(f) for f in files}
+    files = [f.path for f in ckpt.files]
+    sizes = {f: os.path.getsize(f) for f in files + [str(c) for c in copies.values()]}
     mem = meminfo_kib()
     warm_s, warm_b = warm(files)
     fits = sum(sizes.values()) < mem["MemTotal"] * 1024
@@ -83,7 +58,7 @@ def measure_drafter(args, threads: list[int], report: dict) -> list[Row]:
     print(
         f"  total {sum(sizes.values()) / 2**30:.2f} GiB vs RAM {mem['MemTotal'] / 2**20:.1f} GiB "
         f"(available {mem['MemAvailable'] / 2**20:.1f} GiB): {'fits' if fits else 'DOES NOT fit'}"
-        f"; warm-up read {warm_b / 1e9:.2f} GB in {warm_s:.1f} s"
+        f"; each phase warms only its own files (drafter: {warm_b / 1e9:.2f} GB in {warm_s:.1f} s)"
     )
     report["checkpoint"] = {
         "path": str(path),
@@ -99,9 +74,7 @@ def measure_drafter(args, threads: list[int], report: dict) -> list[Row]:
             op = "eagle3-inspect stats" + (" + hashes" if hashes else "")
             fn = functools.partial(ckpt.stats, threads=t, hashes=hashes)
             ops.append(Op(f"{op}:{t}", op, t, fn, nbytes, f"floor:{t}", "numpy"))
-    if has_diff:
-        ops += diff_ops(path, other, ckpt, threads)
-    else:
+    if not has_diff:
         print("note: eagle3_inspect.diff is not available on this build; diff rows skipped")
     with Contention() as busy:
         by_key, results = run_interleaved(ops, n)
@@ -125,60 +98,13 @@ def measure_drafter(args, threads: list[int], report: dict) -> list[Row]:
         f"stats agree with numpy: max relative difference of mean/std/min/max "
         f"{max(worst.values()):.2e}"
     )
-    if has_diff:
-        add_diff_floors(by_key, threads, n)
-        for key, res in results.items():
-            if key.startswith("diff"):
-                by_key[key].extra = diff_summary(res)
-                print(
-                    f"{by_key[key].operation} at {by_key[key].threads} threads: {by_key[key].extra}"
-                )
+    order = measure_diffs(path, copies, threads, n, by_key, report) if has_diff else []
     own_floors = [k for k in by_key if k.startswith(("floor:", "floor (pages kept mapped):"))]
-    order = ["scan", *own_floors, *(k for k in ("numpy", "torch") if k in by_key)]
-    order += [k for k in by_key if k.startswith("eagle3-inspect")]
-    for t in threads if has_diff else []:
-        order += [f"floor2:{t}", f"diff vs perturbed copy:{t}", f"floor2self:{t}"]
-        order += [f"diff vs itself:{t}"]
+    head = ["scan", *own_floors, *(k for k in ("numpy", "torch") if k in by_key)]
+    head += [k for k in by_key if k.startswith("eagle3-inspect")]
     report["_by_key"] = by_key
-    return [by_key[k] for k in order]
+    return [by_key[k] for k in head + order]
 
 
 def scan_path(path: Path):
     return eagle3_inspect.scan(eagle3_inspect.open(path))
-
-
-def diff_ops(path: Path, other: Path, ckpt, threads: list[int]) -> list[Op]:
-    other_ckpt = eagle3_inspect.open(other)
-    a_bytes = sum(ckpt.tensors[x].nbytes for x in readable(ckpt))
-    b_bytes = sum(other_ckpt.tensors[x].nbytes for x in readable(other_ckpt))
-    ops = floor_ops(other_ckpt, " (perturbed copy)", threads)
-    for t in threads:
-        for b, label, key, nb in (
-            (other, "perturbed copy", "floor2", a_bytes + b_bytes),
-            (path, "itself", "floor2self", 2 * a_bytes),
-        ):
-            fn = functools.partial(eagle3_inspect.diff, path, b, threads=t)
-            ops.append(Op(f"diff vs {label}:{t}", f"diff vs {label}", t, fn, nb, f"{key}:{t}"))
-    return ops
-
-
-def add_diff_floors(by_key: dict[str, Row], threads: list[int], n: int) -> None:
-    """Floor of reading both sides: floor A + floor B (and A + A for the self-diff)."""
-    for t in threads:
-        fa, fb = by_key[f"floor:{t}"], by_key[f"floor (perturbed copy):{t}"]
-        both = Row("raw-read floor A+B", t, fa.seconds + fb.seconds, fa.nbytes + fb.nbytes, n)
-        by_key[f"floor2:{t}"] = both
-        by_key[f"floor2self:{t}"] = Row("raw-read floor A+A", t, 2 * fa.seconds, 2 * fa.nbytes, n)
-
-
-def diff_summary(report: Any) -> dict[str, Any]:
-    """A few facts from a DiffReport, read defensively (its API belongs to another module)."""
-    try:
-        data = report.to_dict()
-    except Exception as exc:  # the diff API is not ours; never fail the benchmark on it
-        return {"summary_error": repr(exc)}
-    changed = data.get("changed") or []
-    statuses: dict[str, int] = {}
-    for c in changed:
-        statuses[str(c.get("status"))] = statuses.get(str(c.get("status")), 0) + 1
-    return {"changed": statuses, "unchanged": data.get("unchanged")}

@@ -1,4 +1,5 @@
-"""Runs the header/index fuzzer by hand for longer than CI does and prints what it saw.
+"""Runs the fuzzer (headers, indexes, config.json, --resume files, Hub model-info answers served
+by the local fixture Hub) by hand for longer than CI does and prints what it saw.
 
     python scripts/fuzz.py --seconds 600 [--seed N] [--save]
 
@@ -14,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.fuzz import campaign, oracle
+from tests.fuzz import campaign, documents, oracle
 
 
 def main() -> int:
@@ -28,8 +29,8 @@ def main() -> int:
     report = campaign.run(args.seconds, args.seed, args.case_timeout, corpus)
     rate = report.execs / max(report.seconds, 1e-9)
     print(f"seconds {report.seconds:.0f}  execs {report.execs}  ({rate:.0f}/s)")
-    categories = (*oracle.CATEGORIES, campaign.CRASH, campaign.HANG)
-    for kind in ("file", "index"):
+    categories = (*oracle.CATEGORIES, documents.ECHO, campaign.CRASH, campaign.HANG)
+    for kind in ("file", "index", *documents.KINDS):
         for category in categories:
             print(f"  {kind:5s}  {category:42s} {report.outcomes.get((kind, category), 0)}")
     for kind, category, name in report.failures[:50]:

@@ -3,6 +3,9 @@
 # Installs the package (building the extension) and the dev dependencies first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# A build from before the abi3 switch (_native.cpython-3XX-*.so) would shadow the abi3 extension
+# built next: Python prefers the version-tagged file.
+rm -f python/eagle3_inspect/_native.cpython-*.so
 python -m pip install -q -e '.[dev]'
 # The HTML report's browser test needs headless Chromium (Debian's package); a fresh CI machine
 # has none. Installed only as root and only when missing, so the test never skips for lack of it.

@@ -11,6 +11,7 @@ from eagle3_inspect.cli import main
 from eagle3_inspect.findings import Finding, build_finding
 from eagle3_inspect.registry import all_rules
 from eagle3_inspect.synthetic.writer import header_bytes, raw_header
+from tests.signals import python_sigint_handler
 
 
 def raw_file(path: Path, header: dict | str, data: bytes = b"", pad: bool = True) -> Path:
@@ -25,6 +26,14 @@ def raw_tensors(path: Path, tensors: dict[str, tuple[str, tuple[int, ...], bytes
     entries = [(n, tensors[n][0], tensors[n][1], len(tensors[n][2])) for n in names]
     path.write_bytes(header_bytes(entries) + b"".join(tensors[n][2] for n in names))
     return path
+
+
+@pytest.fixture
+def sigint_handler():
+    """Python's own SIGINT handler for the test, even in a suite started with SIGINT ignored
+    (see tests/signals.py)."""
+    with python_sigint_handler():
+        yield
 
 
 @pytest.fixture

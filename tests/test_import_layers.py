@@ -2,7 +2,7 @@
 
 face (cli, the top-level API) -> commands (scan, validate, diff) -> rules -> layout (the drafter
 architecture) -> reader (Checkpoint, stats, vocab, configs; and cluster/, its Ray-backed twin)
--> base (findings, errors, registry, html: the HTML pieces)
+-> base (findings, errors, registry, version, html: the HTML pieces)
 -> _native. `synthetic` (test and demo data) sits beside the reader and needs only the base.
 Every import counts: module level, inside functions and under `if TYPE_CHECKING:`.
 """
@@ -26,6 +26,9 @@ LAYERS = {
     "jsontext": 1,
     "html": 1,
     "registry": 1,
+    "version": 1,
+    "echo": 1,
+    "writing": 1,
     "reader": 2,
     "cluster": 2,
     "synthetic": 2,
@@ -147,4 +150,4 @@ def test_only_the_reader_consumes_native_results():
     version are the only other uses of `_native`."""
     users = {m for m, targets in graph().items() if f"{PACKAGE}._native" in targets}
     outside = {m for m in users if not m.startswith(f"{PACKAGE}.reader")}
-    assert outside == {PACKAGE, f"{PACKAGE}.errors"}
+    assert outside == {f"{PACKAGE}.version", f"{PACKAGE}.errors"}

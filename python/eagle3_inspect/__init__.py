@@ -14,7 +14,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from eagle3_inspect import errors
-from eagle3_inspect._native import VERSION as __version__
+from eagle3_inspect.version import __version__
 
 if TYPE_CHECKING:
     from eagle3_inspect.commands.diff import DiffReport, diff

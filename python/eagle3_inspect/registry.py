@@ -16,6 +16,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
+from eagle3_inspect.echo import clip
 from eagle3_inspect.findings import Finding, Severity, build_finding
 
 if sys.version_info >= (3, 11):
@@ -149,7 +150,7 @@ def finding(
     return build_finding(
         code=code,
         severity=severity or defined.severity,
-        message=message,
+        message=clip(message),  # a 15 MB config value is not echoed whole
         hint=hint or defined.hint or None,
         **where,
     )
@@ -160,4 +161,5 @@ def from_native(data: dict[str, Any]) -> Finding:
     offset), with the hint from its definition. An undefined code keeps the core's severity and
     gets no hint (a test keeps every emitted code defined)."""
     defined = all_rules().get(data["code"])
-    return Finding.from_dict({**data, "hint": defined.hint or None if defined else None})
+    hint = defined.hint or None if defined else None
+    return Finding.from_dict({**data, "message": clip(data["message"]), "hint": hint})

@@ -121,7 +121,7 @@ def test_a_copy_failing_verification_is_annotated_per_problem(
     real = output.write_safetensors
 
     def lose_q_proj(dest, copied, *rest):
-        real(dest, [c for c in copied if not c[0].endswith("q_proj.weight")], *rest)
+        return real(dest, [c for c in copied if not c[0].endswith("q_proj.weight")], *rest)
 
     monkeypatch.setattr(output, "write_safetensors", lose_q_proj)
     args = cases(demo, tmp_path / "dst")["fixed"]

@@ -3,6 +3,7 @@ failure modes (corrupt files are findings; bad arguments are exit 2)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -123,3 +124,26 @@ def test_demo_runs_the_whole_story(tmp_path, run_cli):
     assert code == 0, out + err
     assert out.count("caught") >= 4 and "MISSED" not in out
     assert (tmp_path / "demo" / "drafter-broken" / "model.safetensors").exists()
+
+
+def test_given_statistics_replace_the_pass_and_lacking_ones_are_read(story, monkeypatch):
+    from eagle3_inspect.reader import checkpoint
+
+    ckpt = eagle3_inspect.open(story["correct"])
+    stats = dict(ckpt.stats())
+    floats = [n for n, s in stats.items() if s.dtype in ("BF16", "F16", "F32")]
+    poisoned = dataclasses.replace(stats[floats[0]], nan=3)
+    given = {floats[0]: poisoned}
+    asked: list = []
+    real = checkpoint.compute_stats
+
+    def counted(native, names, **kw):
+        asked.append(list(names))
+        return real(native, names, **kw)
+
+    monkeypatch.setattr(checkpoint, "compute_stats", counted)
+    report = eagle3_inspect.validate(story["correct"], stats=given)
+    nan = [f for f in report.findings if f.code == "NUM001"]
+    assert [f.tensor for f in nan] == [floats[0]]
+    # Only the float tensors the mapping lacks were read, in one pass.
+    assert len(asked) == 1 and sorted(asked[0]) == sorted(floats[1:])

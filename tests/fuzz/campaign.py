@@ -17,10 +17,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.fuzz import mutate, oracle
+from tests.fuzz import documents, mutate, oracle
 
 CORPUS = Path(__file__).parent / "corpus"
-CORPUS_CAP = 300
+CORPUS_CAP = 340
 CRASH, HANG = "crash (worker died)", "hang (no progress)"
 STARTING = -1  # the worker's current case before its first
 
@@ -40,11 +40,26 @@ class Report:
         return sum(n for (_, cat), n in self.outcomes.items() if cat != oracle.OK)
 
 
+# The share of each kind of case (the rest are safetensors files).
+MIX = (("index", 0.2), ("config", 0.08), ("resume", 0.08), ("modelinfo", 0.06))
+
+
 def case_for(seed: int, index: int) -> tuple[str, bytes]:
     rng = random.Random(f"{seed}:{index}")
-    if rng.random() < 0.2:
-        return "index", mutate.index_case(rng)
+    draw, upto = rng.random(), 0.0
+    for kind, share in MIX:
+        upto += share
+        if draw < upto:
+            if kind == "index":
+                return "index", mutate.index_case(rng)
+            return kind, documents.generate(kind, rng)
     return "file", mutate.file_case(rng)
+
+
+def kind_of(name: str) -> str:
+    """A corpus file's kind, from its name (`index-...`, `config-...`; seeds are files)."""
+    prefix = name.split("-", 1)[0]
+    return prefix if prefix in ("index", *documents.KINDS) else "file"
 
 
 def write_shards(directory: Path) -> None:
@@ -59,6 +74,8 @@ def write_shards(directory: Path) -> None:
 
 
 def judge(kind: str, blob: bytes, workdir: Path) -> tuple[str, bool, tuple[str, ...]]:
+    if kind in documents.KINDS:
+        return documents.judge(kind, blob, workdir)
     if kind == "index":
         index = workdir / "idx" / "model.safetensors.index.json"
         index.parent.mkdir(exist_ok=True)
@@ -92,7 +109,7 @@ def minimize(kind: str, blob: bytes, workdir: Path, budget: int = 400) -> bytes:
 def save(kind: str, blob: bytes, corpus: Path) -> str | None:
     if len(list(corpus.iterdir())) >= CORPUS_CAP:
         return None
-    suffix = ".json" if kind == "index" else ".safetensors"
+    suffix = documents.SUFFIX.get(kind, ".json" if kind == "index" else ".safetensors")
     name = f"{kind}-{hashlib.sha1(blob).hexdigest()[:16]}{suffix}"
     (corpus / name).write_bytes(blob)
     return name
@@ -199,8 +216,8 @@ def replay(corpus: Path = CORPUS) -> list[tuple[str, str]]:
     bad = []
     with tempfile.TemporaryDirectory(prefix="e3replay-") as tmp:
         for path in sorted(corpus.iterdir()):
-            kind = "index" if path.name.startswith("index-") else "file"
-            category = judge(kind, path.read_bytes(), Path(tmp))[0]
+            category = judge(kind_of(path.name), path.read_bytes(), Path(tmp))[0]
             if category != oracle.OK:
                 bad.append((path.name, category))
+    documents.cleanup()
     return bad

@@ -1,6 +1,8 @@
-"""The header/index fuzzer in the normal test run: the committed corpus replays with no
-disagreement, then a bounded campaign (E3_FUZZ_SECONDS, default 60; E3_FUZZ_SEED, default the
-clock, printed on failure) mutates fresh cases against the reference. Longer runs: scripts/fuzz.py.
+"""The fuzzer in the normal test run (headers, indexes, and the documents of issue 22:
+config.json, --resume files, Hub model-info answers served by the local fixture Hub): the
+committed corpus replays with no disagreement, then a bounded campaign (E3_FUZZ_SECONDS, default
+60; E3_FUZZ_SEED, default the clock, printed on failure) mutates fresh cases against the
+reference. Longer runs: scripts/fuzz.py.
 """
 
 from __future__ import annotations
@@ -8,7 +10,7 @@ from __future__ import annotations
 import os
 import time
 
-from tests.fuzz import campaign, oracle
+from tests.fuzz import campaign, documents, oracle
 
 
 def test_committed_corpus_replays_with_no_disagreement() -> None:
@@ -32,6 +34,33 @@ def test_corpus_holds_the_issue_cases_with_the_right_verdicts(tmp_path) -> None:
     for name, (accepts, codes) in expected.items():
         blob = (campaign.CORPUS / f"{name}.safetensors").read_bytes()
         assert campaign.judge("file", blob, tmp_path) == (oracle.OK, accepts, codes), name
+
+
+def test_corpus_holds_the_document_cases_of_issue_22(tmp_path) -> None:
+    """Each seed's verdict: accepted or not, and the outcome that says so (IX009 for a config,
+    the refusal of a --resume file, a one-line error for a model-info answer); the other codes
+    of a config are validate's, whatever the rules of the day say."""
+    expected = {
+        "config-seed-nesting-200.json": (False, "IX009"),
+        "config-seed-nesting-127-loads.json": (True, None),
+        "config-seed-not-an-object.json": (False, "IX009"),
+        "config-seed-vocab-1e308.json": (True, None),  # a TypeError in validate on main
+        "resume-seed-torn-multibyte.jsonl": (True, None),
+        "resume-seed-path-list.jsonl": (False, "refused"),
+        "resume-seed-binary.jsonl": (False, "refused"),
+        "modelinfo-seed-sha-number.json": (False, "remote-error"),
+        "modelinfo-seed-size-nan.json": (False, "remote-error"),
+        "modelinfo-seed-size-string.json": (False, "remote-error"),
+        "modelinfo-seed-nesting-200.json": (False, "remote-error"),
+    }
+    try:
+        for name, (accepts, outcome) in expected.items():
+            blob = (campaign.CORPUS / name).read_bytes()
+            category, accepted, codes = campaign.judge(campaign.kind_of(name), blob, tmp_path)
+            assert (category, accepted) == (oracle.OK, accepts), name
+            assert (outcome in codes) if outcome else ("IX009" not in codes), (name, codes)
+    finally:
+        documents.cleanup()
 
 
 def test_bounded_campaign_finds_no_disagreement() -> None:

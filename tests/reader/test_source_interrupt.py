@@ -69,6 +69,7 @@ def interrupted(call, gate: Gate) -> float:
     return raised_at - gate.sent_at
 
 
+@pytest.mark.usefixtures("sigint_handler")
 @pytest.mark.parametrize("send", SENDERS.values(), ids=SENDERS.keys())
 def test_ctrl_c_stops_an_open_of_slow_readers(send):
     gate = Gate(send)
@@ -87,6 +88,7 @@ def test_ctrl_c_stops_an_open_of_slow_readers(send):
     assert GAP <= seconds < GAP + 30
 
 
+@pytest.mark.usefixtures("sigint_handler")
 @pytest.mark.parametrize("send", SENDERS.values(), ids=SENDERS.keys())
 def test_ctrl_c_stops_a_data_pass_of_slow_readers(send):
     gate = Gate(send)

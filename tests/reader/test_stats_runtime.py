@@ -15,6 +15,7 @@ import time
 import pytest
 
 import eagle3_inspect
+from tests.signals import INSTALL_SIGINT_HANDLER
 
 
 def sparse_checkpoint(path, gib: float, dtype: str = "BF16"):
@@ -97,7 +98,7 @@ def test_ctrl_c_interrupts_a_long_scan_quickly(tmp_path):
     not part of it, so a loaded machine slows them without failing the test; the wait for the
     whole child is only a hang guard."""
     path = sparse_checkpoint(tmp_path / "big.safetensors", 64.0)
-    script = textwrap.dedent(f"""
+    script = INSTALL_SIGINT_HANDLER + textwrap.dedent(f"""
         import sys, time, eagle3_inspect
         ckpt = eagle3_inspect.open({str(path)!r})
         print("ready", flush=True)

@@ -31,7 +31,8 @@ def run_audit(
     **options: Any,
 ) -> int:
     """Scans every checkpoint; exit 0 when all are clean, 1 when any has errors or failed."""
-    from eagle3_inspect.commands.audit import already_done, audit, expand
+    from eagle3_inspect.commands.audit import audit, expand
+    from eagle3_inspect.commands.resume import ResumeFile
 
     if fmt != "jsonl":
         raise click.UsageError("several checkpoints are written as JSON Lines: use --format jsonl")
@@ -40,12 +41,9 @@ def run_audit(
     todo = expand(paths, from_file)
     if not todo:
         raise click.UsageError("no checkpoint to scan: give PATH... or --from-file LIST")
-    skip = already_done(resume) if resume is not None else set()
-    out = open(resume, "a+", encoding="utf-8") if resume is not None else None  # noqa: SIM115
-    if out is not None and out.tell() > 0:
-        out.seek(out.tell() - 1)
-        if out.read(1) != "\n":
-            out.write("\n")  # a line torn by an interrupted run stays on its own line
+    # Checked (a regular file holding only this tool's records) before a byte is written.
+    out = ResumeFile(resume) if resume is not None else None
+    skip = out.done if out is not None else set()
     try:
 
         def emit(record: dict[str, Any]) -> None:
@@ -55,7 +53,6 @@ def run_audit(
                 sys.stdout.flush()
             else:
                 out.write(line)
-                out.flush()
 
         summary = audit(todo, emit, skip=skip, **options)
     finally:

@@ -15,6 +15,7 @@ from eagle3_inspect.cli.render.concise import concise_line, summary_line
 from eagle3_inspect.cli.render.github import github_line
 from eagle3_inspect.cli.render.records import Record, finding_records
 from eagle3_inspect.registry import Rule
+from eagle3_inspect.version import PRODUCER
 
 
 def echo(text: str) -> None:
@@ -77,8 +78,10 @@ def emit_report(kind: str, report: Any, fmt: str, html_file: str | None = None) 
     """Prints `report` (a scan, validate or diff report) as `fmt`; with `html_file`, also writes
     the HTML report there."""
     if html_file is not None:
-        with open(html_file, "w", encoding="utf-8") as out:
-            out.write(html_renderer()(report))
+        from eagle3_inspect.writing import check_html_target, write_replacing
+
+        check_html_target(html_file)  # again: the work took a while
+        write_replacing(html_file, html_renderer()(report))
     if fmt == "json":
         # scan and validate hand the writer record iterators: no million row dicts held at once.
         emit_json(report.to_dict(stream=True) if kind in ("scan", "validate") else report.to_dict())
@@ -101,7 +104,13 @@ def emit_rules(rules: list[Rule], fmt: str, single: bool) -> None:
         if single:
             emit_json(rules[0].to_dict())
         else:
-            emit_json({"schema": "eagle3-inspect/rules/1", "rules": [r.to_dict() for r in rules]})
+            emit_json(
+                {
+                    "schema": "eagle3-inspect/rules/1",
+                    "producer": PRODUCER,
+                    "rules": [r.to_dict() for r in rules],
+                }
+            )
     elif fmt == "jsonl":
         for r in rules:
             click.echo(encode_record({"schema": "eagle3-inspect/rule/1", **r.to_dict()}))

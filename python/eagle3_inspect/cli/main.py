@@ -13,7 +13,6 @@ from typing import Any
 
 import click
 
-from eagle3_inspect import __version__
 from eagle3_inspect.cli.audit import is_audit, run_audit
 from eagle3_inspect.cli.emit import emit_report, emit_rules
 from eagle3_inspect.cli.formats import FormatError, format_options, html_renderer, resolve_format
@@ -30,8 +29,10 @@ THREADS = click.IntRange(min=1, max=MAX_THREADS)
 
 
 def fail(message: str) -> None:
-    """One line on stderr, exit 2, no traceback."""
-    click.echo(f"eagle3-inspect: error: {message}", err=True)
+    """One line on stderr (clipped: an error may quote untrusted input), exit 2, no traceback."""
+    from eagle3_inspect.echo import clip
+
+    click.echo(f"eagle3-inspect: error: {clip(message)}", err=True)
     sys.exit(EXIT_CANNOT_RUN)
 
 
@@ -57,10 +58,15 @@ def guarded(command: Callable[..., int]) -> Callable[..., None]:
 
 
 def choose_format(output_format: str | None, as_json: bool, html_file: str | None) -> str:
-    """The format to print; checks up front that HTML can be made, before any work is done."""
+    """The format to print; checks up front that HTML can be made and that `--html FILE` may be
+    written (absent, or an HTML report), before any work is done."""
     fmt = resolve_format(output_format, as_json)
     if fmt == "html" or html_file is not None:
         html_renderer()
+    if html_file is not None:
+        from eagle3_inspect.writing import check_html_target
+
+        check_html_target(html_file)
     return fmt
 
 
@@ -95,8 +101,25 @@ class OneLineUsageErrors(click.Group):
         sys.exit(code if isinstance(code, int) else EXIT_CLEAN)
 
 
+def show_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """`--version`: the package version, the newest engine version each engine's profiles were
+    read from, and the vector kernels this CPU runs (eager: no command runs)."""
+    if value and not ctx.resilient_parsing:
+        from eagle3_inspect.version import version_text
+
+        click.echo(version_text())
+        ctx.exit()
+
+
 @click.group(cls=OneLineUsageErrors, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="eagle3-inspect")
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=show_version,
+    help="Show the version, the newest engine versions profiled and this CPU's kernels; exit.",
+)
 def main() -> None:
     """Inspect, validate and diff safetensors checkpoints, with EAGLE-3 drafter rules."""
 
@@ -250,6 +273,12 @@ def validate(
     type=click.Path(path_type=str),
     help="Target model directory, config.json or index (aux ids, capture, cross-checks).",
 )
+@click.option(
+    "--verifier",
+    metavar="NAME_OR_PATH",
+    help="The verifier speculators loads (speculators_config.verifier.name_or_path): a Hub id "
+    "or a directory with its config.json and weights (default: --target).",
+)
 @click.option("--dry-run", is_flag=True, help="Print the plan; write nothing.")
 @click.option("--force", is_flag=True, help="Replace an existing DST.")
 @click.option("--drop-unused", is_flag=True, help="Leave out tensors the engine would ignore.")
@@ -261,6 +290,7 @@ def fix(
     engine: str,
     out: str,
     target: str | None,
+    verifier: str | None,
     dry_run: bool,
     force: bool,
     drop_unused: bool,
@@ -287,6 +317,7 @@ def fix(
         force=force,
         drop_unused=drop_unused,
         threads=threads,
+        verifier=verifier,
     )
     emit_fix(report, fmt)
     if report.refusal:

@@ -11,6 +11,7 @@ an IX001 finding naming the shard and the nodes that failed.
 from __future__ import annotations
 
 import functools
+import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
@@ -270,4 +271,7 @@ def open_placed(path: str, session: ClusterSession, placement: Placement) -> Clu
     ckpt = ClusterCheckpoint.from_source(listing)
     assert isinstance(ckpt, ClusterCheckpoint)
     ckpt.session, ckpt.placement, ckpt.usage = session, placement, usage
+    for name in placement.escaped:  # as the local reader reports a link leaving the checkpoint
+        message = f"the link {json.dumps(name)} leads outside the checkpoint; it was not opened"
+        ckpt.add_finding(finding("IX010", message, file=f"{listing.root}/{name}"))
     return ckpt

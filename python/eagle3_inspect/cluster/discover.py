@@ -3,6 +3,8 @@
 Resolves the node's view of the path the way the local reader does for a file, a directory or
 an index (Hugging Face cache folders are not offered over Ray) and reports every readable
 `.safetensors` file (name, size, identity), and the index and config texts when it has them.
+Every file but the one named is held to the local reader's containment rule: one whose link
+leads outside the directory is not read, only named (`escaped`; the driver makes it IX010).
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ from __future__ import annotations
 import os
 import stat
 from typing import Any
+
+from eagle3_inspect.reader.untrusted import resolves_inside
 
 INDEX_NAME = "model.safetensors.index.json"
 CONFIG_NAME = "config.json"
@@ -102,17 +106,18 @@ def discover(local_path: str, whole_cap: int = WHOLE_CAP) -> dict[str, Any]:
 
 
 def _empty(local_path: str) -> dict[str, Any]:
-    return {"kind": "none", "local_root": local_path, "files": [], "index": None, "config": None}
-
-
-def _discover(local_path: str, whole_cap: int) -> dict[str, Any]:
-    result: dict[str, Any] = {
+    return {
         "kind": "none",
         "local_root": local_path,
         "files": [],
         "index": None,
         "config": None,
+        "escaped": [],
     }
+
+
+def _discover(local_path: str, whole_cap: int) -> dict[str, Any]:
+    result = _empty(local_path)
     base = os.path.basename(local_path.rstrip("/"))
     if os.path.isfile(local_path) and base != CONFIG_NAME:
         root = os.path.dirname(local_path) or "."
@@ -138,13 +143,25 @@ def _discover(local_path: str, whole_cap: int) -> dict[str, Any]:
         names = sorted(os.listdir(root))
         chosen = [n for n in names if n.endswith(".safetensors")]
         index = _find_index(root, names)
-        if index is not None:
+        if index is not None and _inside(root, index, result):
             text = _text(os.path.join(root, index), INDEX_CAP)
             result["index"] = None if text is None else (index, text)
+    if result["kind"] != "file":  # the file named is read wherever it leads
+        chosen = [n for n in chosen if _inside(root, n, result)]
     result["files"] = [e for n in chosen if (e := _file_entry(root, n, whole_cap)) is not None]
-    config = _text(os.path.join(result["local_root"], CONFIG_NAME), CONFIG_CAP)
+    config = None
+    if os.path.lexists(os.path.join(root, CONFIG_NAME)) and _inside(root, CONFIG_NAME, result):
+        config = _text(os.path.join(root, CONFIG_NAME), CONFIG_CAP)
     result["config"] = None if config is None else (CONFIG_NAME, config)
     return result
+
+
+def _inside(root: str, name: str, result: dict[str, Any]) -> bool:
+    """The containment rule for `root/name`; a name that fails it is added to `escaped`."""
+    if resolves_inside(os.path.join(root, name), os.path.realpath(root)):
+        return True
+    result["escaped"].append(name)
+    return False
 
 
 def shown_root(path: str, kind: str) -> str:

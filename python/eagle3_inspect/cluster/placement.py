@@ -38,6 +38,9 @@ class Placement:
     config: tuple[str, str] | None
     # Names held with different sizes on different nodes: the majority copy is used.
     conflicts: list[str] = field(default_factory=list)
+    # Names whose link leads outside the directory on the nodes that have them, held inside by
+    # none: never read (IX010, as a local run).
+    escaped: list[str] = field(default_factory=list)
 
 
 def _majority_size(entries: list[tuple[NodeInfo, dict[str, Any]]]) -> int:
@@ -74,4 +77,6 @@ def place(reports: list[tuple[NodeInfo, dict[str, Any]]]) -> Placement:
     files.sort(key=lambda f: f.name)
     index = next((r["index"] for _, r in held if r["index"] is not None), None)
     config = next((r["config"] for _, r in held if r["config"] is not None), None)
-    return Placement(kind, files, index, config, sorted(conflicts))
+    found = set(by_name) | {text[0] for text in (index, config) if text is not None}
+    escaped = {name for _, r in held for name in r.get("escaped", ())} - found
+    return Placement(kind, files, index, config, sorted(conflicts), sorted(escaped))

@@ -6,20 +6,22 @@ one's shards are read in parallel on their nodes either way)."""
 from __future__ import annotations
 
 import glob
-import json
-import os
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 
 from eagle3_inspect.commands.on_cluster import PathMap, RayOption, session_for
+from eagle3_inspect.commands.resume import SUMMARY_SCHEMA, ResumeFile
 from eagle3_inspect.commands.scan import scan
 from eagle3_inspect.errors import InspectError
+from eagle3_inspect.reader.untrusted import read_regular
+from eagle3_inspect.version import PRODUCER
 
-SUMMARY_SCHEMA = "eagle3-inspect/audit-summary/1"
 ERROR_SCHEMA = "eagle3-inspect/scan-error/1"
 GLOB_CHARS = frozenset("*?[")
+# The largest --from-file list read (a million paths of 64 bytes fit).
+LIST_CAP = 64 << 20
 # Checkpoints discovered per round trip to the nodes in a cluster audit.
 DISCOVERY_BATCH = 32
 # How often a cluster audit with a free slot looks for newly discovered checkpoints.
@@ -35,29 +37,18 @@ def expand(paths: Iterable[str], from_file: str | None = None) -> list[str]:
         matches = sorted(glob.glob(path)) if GLOB_CHARS & set(path) else []
         found.extend(matches or [path])
     if from_file is not None:
-        with open(from_file, encoding="utf-8") as listing:
-            lines = (line.strip() for line in listing)
-            found.extend(line for line in lines if line and not line.startswith("#"))
+        text = read_regular(from_file, LIST_CAP).decode("utf-8", "surrogateescape")
+        lines = (line.strip() for line in text.splitlines())
+        found.extend(line for line in lines if line and not line.startswith("#"))
     return list(dict.fromkeys(found))
 
 
 def already_done(out_file: str) -> set[str]:
-    """Paths a previous run wrote a report (or an error line) for in `out_file`. A torn last line
-    (the run was killed while writing it) does not count."""
-    done: set[str] = set()
-    if not os.path.exists(out_file):
-        return done
-    with open(out_file, encoding="utf-8", errors="surrogateescape") as lines:
-        for line in lines:
-            try:
-                record = json.loads(line)
-            except ValueError:
-                continue
-            if not isinstance(record, dict) or record.get("schema") == SUMMARY_SCHEMA:
-                continue
-            if "path" in record:
-                done.add(record["path"])
-    return done
+    """Paths a previous run wrote a report (or an error line) for in `out_file` (which must be a
+    file this tool wrote: see `resume.ResumeFile`). A torn last line does not count."""
+    resume = ResumeFile(out_file, append=False)
+    resume.close()
+    return resume.done
 
 
 def _scan_one(path: str, session: RayOption | None, options: dict[str, Any]) -> dict[str, Any]:
@@ -96,6 +87,7 @@ def audit(
         _on_cluster(todo, session, options, done)
     summary = {
         "schema": SUMMARY_SCHEMA,
+        "producer": PRODUCER,
         "checkpoints": len(paths),
         "scanned": len(todo),
         "skipped": len(paths) - len(todo),

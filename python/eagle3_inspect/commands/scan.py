@@ -19,6 +19,7 @@ from eagle3_inspect.reader.remote import remote_section, traffic_of
 from eagle3_inspect.reader.stats import ProgressCallback, TensorStats
 from eagle3_inspect.reader.tensor_json import tensor_texts
 from eagle3_inspect.reader.tensorinfo import TensorInfo
+from eagle3_inspect.version import PRODUCER
 
 SCHEMA = "eagle3-inspect/scan/1"
 
@@ -98,6 +99,7 @@ class ScanReport:
         findings = findings_json(self.findings, stream=stream)
         doc = {
             "schema": SCHEMA,
+            "producer": PRODUCER,
             "path": ckpt.path,
             "root": ckpt.root,
             "index": ckpt.index_path,

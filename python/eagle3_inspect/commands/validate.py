@@ -7,6 +7,7 @@ from one statistics pass) + target cross-checks (`target=`) + EN (engine profile
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from itertools import compress
 from operator import attrgetter
@@ -34,12 +35,14 @@ from eagle3_inspect.reader.dtypes import FLOAT_DTYPES
 from eagle3_inspect.reader.finding_json import findings_json
 from eagle3_inspect.reader.opening import open_checkpoint
 from eagle3_inspect.reader.remote import remote_section, traffic_of
-from eagle3_inspect.reader.stats import ProgressCallback
+from eagle3_inspect.reader.stats import ProgressCallback, TensorStats
+from eagle3_inspect.reader.stats_map import StatsByName
 from eagle3_inspect.reader.target import TargetInfo, load_target
 from eagle3_inspect.reader.vocab import VocabMapping
 from eagle3_inspect.rules.e3 import check_architecture
 from eagle3_inspect.rules.e3.target import check_target
 from eagle3_inspect.rules.num import check_numbers
+from eagle3_inspect.version import PRODUCER
 
 SCHEMA = "eagle3-inspect/validate/1"
 # E3033 is the version-less "layers.N keys under an SGLang config" warning; with an engine
@@ -87,6 +90,7 @@ class Report:
         findings = findings_json(self.findings, stream=stream)
         doc = {
             "schema": SCHEMA,
+            "producer": PRODUCER,
             "path": self.path,
             "ok": self.ok,
             "fail_on": self.fail_on.value,
@@ -128,6 +132,21 @@ def _float_names(ckpt: Checkpoint) -> list[str]:
     return names
 
 
+def _statistics(
+    ckpt: Checkpoint,
+    names: list[str],
+    given: bool | Mapping[str, TensorStats],
+    threads: int | None,
+    progress: ProgressCallback | None,
+) -> Mapping[str, TensorStats]:
+    """Statistics of `names`: from a pass, or from `given` with a pass over those it lacks."""
+    if not isinstance(given, Mapping):
+        return ckpt.stats(names, threads=threads, progress=progress)
+    lacking = [n for n in names if n not in given]
+    read = dict(ckpt.stats(lacking, threads=threads, progress=progress)) if lacking else {}
+    return StatsByName.of({n: given[n] for n in names if n in given} | read)
+
+
 def _order(findings: list[Finding]) -> list[Finding]:
     rank = RANK_OF_VALUE  # `severity.rank` is a property: a sort key per finding of a large report
     return sorted(
@@ -141,7 +160,7 @@ def validate(
     *,
     engine: str | None = None,
     target: str | os.PathLike[str] | None = None,
-    stats: bool = True,
+    stats: bool | Mapping[str, TensorStats] = True,
     fail_on: str | Severity = Severity.ERROR,
     threads: int | None = None,
     progress: ProgressCallback | None = None,
@@ -151,7 +170,11 @@ def validate(
     """Validates the drafter at `path`. `engine` is "sglang", "vllm@0.20", "all", ...;
     `target` a target model directory, config.json or index, or an `hf://` / `http(s)://` path
     (headers and config only). `path` may be remote too (see `reader/remote`). With `ray` the
-    drafter's and the target's files are read on the Ray nodes that hold them."""
+    drafter's and the target's files are read on the Ray nodes that hold them.
+
+    `stats`: True runs the statistics pass for the NUM rules, False skips them; a mapping of
+    statistics already taken of these very files (`fix` passes those of the bytes it read back
+    while writing them) is used instead of a pass, which then reads only tensors it lacks."""
     with paused_gc():  # a finding per tensor of a large header: see reader/bulk.py
         session = session_for(ray, ray_path_map)
         ckpt = open_any(path, session, ray_path_map if session is None else None)
@@ -166,7 +189,7 @@ def _validate(
     path: str | os.PathLike[str] | Checkpoint,
     engine: str | None,
     target: str | os.PathLike[str] | TargetInfo | None,
-    stats: bool,
+    stats: bool | Mapping[str, TensorStats],
     fail_on: str | Severity,
     threads: int | None,
     progress: ProgressCallback | None,
@@ -197,12 +220,10 @@ def _validate(
         findings += check_all(profile, ckpt.tensors, ckpt.config, target_info)
     if profiles:
         findings = [f for f in findings if f.code not in SUPERSEDED_BY_ENGINES]
-    if stats:
+    if stats is not False:
         names = _float_names(ckpt)
         before = len(ckpt.findings)
-        findings += check_numbers(
-            ckpt.tensors, ckpt.stats(names, threads=threads, progress=progress)
-        )
+        findings += check_numbers(ckpt.tensors, _statistics(ckpt, names, stats, threads, progress))
         findings += ckpt.findings[before:]  # met by the data pass (IX011, or IX001 on a cluster)
     return Report(
         path=ckpt.path,

@@ -5,20 +5,24 @@ from __future__ import annotations
 
 from eagle3_inspect.html.markup import Markup, esc
 from eagle3_inspect.html.style import CSS
+from eagle3_inspect.version import PRODUCER
 
 # Inline styles only (matplotlib's SVG carries <style> blocks); no scripts, fonts or fetches.
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
 
 def document(title: object, body: Markup) -> str:
-    """One self-contained HTML document: every asset inline, nothing fetched."""
+    """One self-contained HTML document: every asset inline, nothing fetched; the footer names
+    the version that wrote it."""
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f'<meta name="generator" content="{esc(PRODUCER)}">'
         f"<title>{esc(title)}</title><style>{CSS}</style></head>\n"
-        f'<body class="e3i">\n{body}\n</body></html>\n'
+        f'<body class="e3i">\n{body}\n'
+        f'<footer class="note">Written by {esc(PRODUCER)}.</footer>\n</body></html>\n'
     )
 
 

@@ -32,4 +32,5 @@ CSS = """
 .e3i .fill.value { background: #0969da; } .e3i .fill.zero { background: #8c959f; }
 .e3i .fill.bad { background: #cf222e; }
 .e3i .plot svg { max-width: 100%; height: auto; }
+.e3i footer { margin-top: 2em; font-size: 12px; }
 """

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -15,6 +14,7 @@ from eagle3_inspect.reader.bulk import paused_gc
 from eagle3_inspect.reader.stats import ProgressCallback, TensorStats, compute_stats
 from eagle3_inspect.reader.stats_map import stats_columns
 from eagle3_inspect.reader.tensorinfo import TensorInfo
+from eagle3_inspect.reader.untrusted import UntrustedInputError, parse_object
 from eagle3_inspect.reader.view import checkpoint_view
 from eagle3_inspect.reader.vocab import VocabMapping, analyze, default_vocab_sizes
 from eagle3_inspect.registry import finding, from_native
@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
     from eagle3_inspect.reader.source import SourceListing
 
+# The native reader's cap on config.json (a listing's text is held to it too).
+CONFIG_CAP = 16 << 20
 # TensorInfo(...), built about 5x faster (one per tensor of a header, a million for a large one).
 _build_info = fast_builder(TensorInfo)
 
@@ -78,6 +80,9 @@ class Checkpoint:
         self._native = native
         self.path: str = self._native.path
         self.root: str = self._native.root
+        # Where every file of a local checkpoint resolves (the containment rule; `fix` copies
+        # side files under it): the root, or a Hugging Face snapshot's repository.
+        self.boundary: str = self._native.boundary
         self.index_path: str | None = self._native.index_path
         self.files: list[FileInfo] = [FileInfo(**f) for f in self._native.files]
         self.metadata: dict[str, str] = self._native.metadata
@@ -124,14 +129,9 @@ class Checkpoint:
             return
         self.config_path, text = found["path"], found["text"]
         try:
-            config = json.loads(text)
-        except ValueError as exc:
-            self._config_finding(f"config.json is not valid JSON: {exc}")
-            return
-        if not isinstance(config, dict):
-            self._config_finding(f"config.json is a JSON {type(config).__name__}, not an object")
-            return
-        self.config = config
+            self.config = parse_object(text, "config.json", CONFIG_CAP)
+        except UntrustedInputError as exc:
+            self._config_finding(str(exc))
 
     def add_finding(self, finding: Finding) -> None:
         """Records a finding met after opening (IX011 from a data pass), once."""
@@ -167,7 +167,11 @@ class Checkpoint:
     def raw_bytes(self, name: str) -> memoryview:
         """The tensor's bytes as a read-only memoryview of the map (no copy); for a checkpoint
         opened with `from_source`, of the bytes read once for this call."""
-        return memoryview(self._native.buffer(name))
+        import numpy as np
+
+        # The native buffer speaks numpy's array interface (the 3.10 limited API has no buffer
+        # protocol); the uint8 array is the memoryview's exporter and keeps the map alive.
+        return memoryview(np.asarray(self._native.buffer(name)))
 
     def tensor(self, name: str) -> np.ndarray:
         """The tensor as a numpy array: a zero-copy read-only view of the map where numpy has the
@@ -186,10 +190,12 @@ class Checkpoint:
         assert info is not None
         dtype = numpy_dtype(info.dtype)
         try:
+            # A read-only uint8 view of the bytes (numpy's array interface, no copy), its base
+            # the native buffer, which keeps the map alive.
+            raw = np.asarray(buffer)
             if info.dtype in PACKED:
-                raw = np.frombuffer(buffer, dtype=np.uint8)
                 return unpack_codes(info.dtype, raw, info.numel).view(dtype).reshape(info.shape)
-            return np.frombuffer(buffer, dtype=dtype).reshape(info.shape)
+            return raw.view(dtype).reshape(info.shape)
         except ValueError as exc:
             # Legal in the format, beyond numpy: a dimension over 2**63-1 or more than 64 of them.
             raise TensorUnreadableError(

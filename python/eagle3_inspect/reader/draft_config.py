@@ -8,7 +8,6 @@ remembers the key path it came from, so findings can point at it (`config_key`).
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -193,7 +192,10 @@ def load_draft_config(path: str | os.PathLike[str]) -> DraftConfig:
     """Read `config.json` (a file, or the one inside a directory)."""
     from pathlib import Path  # here, not at module level: pathlib costs start-up time
 
+    from eagle3_inspect.reader.untrusted import parse_object
+
     file = Path(path)
     if file.is_dir():
         file = file / "config.json"
-    return read_draft_config(json.loads(_native.read_config_text(str(file))))
+    text = _native.read_config_text(str(file))
+    return read_draft_config(parse_object(text, str(file), 16 << 20))

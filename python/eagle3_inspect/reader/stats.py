@@ -221,11 +221,17 @@ def compute_stats(
             progress=progress,
         )
         names_column = columns.pop("name") if names is not None else readable
-        if tuple(columns) != _FIELD_ORDER:
-            raise RuntimeError(f"native stats columns {list(columns)} != {list(_FIELD_ORDER)}")
-        n = len(names_column)
-        if any(c is not None and len(c) != n for c in columns.values()):
-            raise RuntimeError("native stats columns differ in length")
-        # The mapping is built from the columns when first read (scan's rows and the NUM rules
-        # read the columns: no TensorStats built); a None column is None in every row.
-        return StatsByName(list(names_column), columns, _build_stats)
+        return stats_of_columns(list(names_column), columns)
+
+
+def stats_of_columns(names: list[str], columns: dict[str, Any]) -> StatsByName:
+    """The `StatsByName` of native statistics columns (without their `name` column) for
+    `names`, checked to be the columns `TensorStats` has, in its field order."""
+    if tuple(columns) != _FIELD_ORDER:
+        raise RuntimeError(f"native stats columns {list(columns)} != {list(_FIELD_ORDER)}")
+    n = len(names)
+    if any(c is not None and len(c) != n for c in columns.values()):
+        raise RuntimeError("native stats columns differ in length")
+    # The mapping is built from the columns when first read (scan's rows and the NUM rules
+    # read the columns: no TensorStats built); a None column is None in every row.
+    return StatsByName(names, columns, _build_stats)

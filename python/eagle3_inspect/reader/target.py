@@ -7,7 +7,6 @@ index, only the safetensors headers of the shards holding `embed_tokens` and `lm
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -21,6 +20,7 @@ if TYPE_CHECKING:
     from eagle3_inspect.reader.remote.traffic import Traffic
 
 TEXT_CONFIG_KEYS = ("text_config", "language_config", "llm_config")
+TARGET_CONFIG_CAP = 16 << 20  # the native reader's cap on config.json
 
 
 @dataclass
@@ -119,13 +119,7 @@ def load_target(path: str | os.PathLike[str]) -> TargetInfo:
     if given.is_file() and given.suffix == ".json" and not given.name.endswith(".index.json"):
         config_file = given
     if config_file.is_file():
-        try:
-            config = json.loads(_native.read_config_text(str(config_file)))
-        except ValueError as exc:
-            raise ValueError(f"{config_file}: target config is not valid JSON: {exc}") from None
-        if not isinstance(config, dict):
-            raise ValueError(f"{config_file}: config is not a JSON object")
-        _text_fields(info, config)
+        config_fields(info, str(config_file), _native.read_config_text(str(config_file)))
     elif not given.exists():
         raise FileNotFoundError(f"target not found: {given}")
     if given.is_dir() or given.name.endswith(".index.json") or given.suffix == ".safetensors":
@@ -150,11 +144,8 @@ def _load_remote(path: str) -> TargetInfo:
 
 
 def config_fields(info: TargetInfo, where: str, text: str) -> None:
-    """Fills `info` from the text of the target's config.json (found at `where`, for messages)."""
-    try:
-        config = json.loads(text)
-    except ValueError as exc:
-        raise ValueError(f"{where}: target config is not valid JSON: {exc}") from None
-    if not isinstance(config, dict):
-        raise ValueError(f"{where}: config is not a JSON object")
-    _text_fields(info, config)
+    """Fills `info` from the text of the target's config.json (found at `where`, for messages):
+    UntrustedInputError (a ValueError, one line) when it is not a bounded JSON object."""
+    from eagle3_inspect.reader.untrusted import parse_object
+
+    _text_fields(info, parse_object(text, f"{where} (target config)", TARGET_CONFIG_CAP))

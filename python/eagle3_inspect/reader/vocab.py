@@ -80,11 +80,20 @@ def default_vocab_sizes(
     tensors: Mapping[str, TensorInfo], config: dict[str, Any] | None
 ) -> tuple[int | None, int | None]:
     """(Vd, Vt) as the checkpoint states them: lm_head rows or config draft_vocab_size; config
-    vocab_size (t2d's length is the analysis's own fallback)."""
+    vocab_size (t2d's length is the analysis's own fallback). A config value that is not a
+    count (a float, a string, an object, a negative or 2**70: the config is untrusted) is no
+    size at all here; the E3 config checks report it."""
     draft = read_draft_config(config)
     head = tensors.get("lm_head.weight")
     vd = head.shape[0] if head is not None and len(head.shape) == 2 else draft.draft_vocab_size
-    return vd, draft.vocab_size
+    return _count(vd), _count(draft.vocab_size)
+
+
+def _count(value: Any) -> int | None:
+    """`value` when it is an int the native analysis takes (0..2**63-1), else None."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**63:
+        return value
+    return None
 
 
 def analyze(

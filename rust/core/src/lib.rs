@@ -15,6 +15,7 @@ pub mod finding;
 pub mod floor;
 pub mod guard;
 pub mod header;
+pub mod json_depth;
 pub mod json_text;
 pub mod pages;
 pub mod pool;

@@ -10,7 +10,7 @@ use crate::regular::open_regular;
 use crate::source::{read_exact, RangeSource};
 use memmap2::Mmap;
 use std::borrow::Cow;
-use std::fs::File;
+use std::fs::Metadata;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -39,13 +39,29 @@ pub struct Shard {
     /// `ST` findings about this file.
     pub findings: Vec<Finding>,
     bytes: Bytes,
-    /// Kept open so the size can be re-checked on the same inode after a data pass (`None` for
-    /// a ranged source, which has no local file).
-    file: Option<File>,
+    /// The mapped file's identity (device, inode), to re-check its size after a data pass by
+    /// path (`None` for a ranged source, which has no local file). No descriptor is kept: a
+    /// checkpoint of thousands of shards holds none open (the map itself needs none).
+    identity: Option<(u64, u64)>,
+}
+
+/// (device, inode) of a file's metadata.
+fn identity(meta: &Metadata) -> (u64, u64) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        (meta.dev(), meta.ino())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        (0, 0)
+    }
 }
 
 impl Shard {
     /// Opens and maps `path`, then reads and validates its header (touching only header pages).
+    /// The file's descriptor is closed before this returns; the map stays.
     pub fn open(path: &Path) -> Result<Shard> {
         let (file, meta) = open_regular(path)?;
         let file_len = meta.len();
@@ -66,8 +82,9 @@ impl Shard {
             header: None,
             findings: Vec::new(),
             bytes,
-            file: Some(file),
+            identity: Some(identity(&meta)),
         };
+        drop(file);
         shard.read_header();
         Ok(shard)
     }
@@ -104,7 +121,7 @@ impl Shard {
             header: None,
             findings: Vec::new(),
             bytes: Bytes::Ranged { source, prefix },
-            file: None,
+            identity: None,
         };
         shard.read_header();
         Ok(shard)
@@ -114,6 +131,17 @@ impl Shard {
         let report = read_header(self.header_prefix(), self.file_len, &self.path);
         self.header = report.header;
         self.findings = report.findings;
+    }
+
+    /// The open file behind the map (`None` for a ranged source), for reading by offset: the same
+    /// inode the header was read from, whatever has happened to the path since.
+    pub(crate) fn open_file(&self) -> Option<&File> {
+        self.file.as_ref()
+    }
+
+    /// Absolute byte range in the file of a readable tensor entry (`None` when not readable).
+    pub(crate) fn absolute_range(&self, entry: &TensorEntry) -> Option<(u64, u64)> {
+        self.tensor_range(entry)
     }
 
     /// True when the bytes come from a ranged source, not a map.
@@ -197,17 +225,19 @@ impl Shard {
     /// The lowest file offset from which the mapped bytes may no longer be the file's as opened:
     /// where a read faulted past a truncation (those pages now read as zeros), or the file's
     /// current size when it has shrunk (the tail of its last page reads as zeros, no fault).
-    /// `None` while the file is intact. Cheap: one atomic load and one `fstat`.
+    /// `None` while the file is intact. Cheap: one atomic load and one `stat` of the path. When
+    /// the path no longer names the mapped inode (the file was deleted or replaced by a rename),
+    /// that inode's size cannot be had without a descriptor: a read past its end still faults
+    /// and is caught by the guard.
     pub fn changed_from(&self) -> Option<u64> {
         let faulted = match &self.bytes {
             Bytes::Mapped(guard, _) => guard.first_fault(),
             Bytes::Empty | Bytes::Ranged { .. } => None,
         };
-        let shrunk = match self.file.as_ref().map(File::metadata) {
-            Some(Ok(meta)) => (meta.len() < self.file_len).then_some(meta.len()),
-            Some(Err(_)) => Some(0),
-            None => None,
-        };
+        let shrunk = self.identity.and_then(|opened| {
+            let meta = std::fs::metadata(&self.path).ok()?;
+            (identity(&meta) == opened && meta.len() < self.file_len).then_some(meta.len())
+        });
         match (faulted, shrunk) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),

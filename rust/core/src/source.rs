@@ -64,11 +64,34 @@ impl RangeSource for FileRangeSource {
     }
 
     fn read_at(&self, offset: u64, len: usize) -> std::result::Result<Vec<u8>, String> {
-        use std::os::unix::fs::FileExt;
         let mut buf = vec![0u8; len];
-        self.file
-            .read_exact_at(&mut buf, offset)
+        read_exact_at(&self.file, &mut buf, offset)
             .map_err(|e| format!("read of {len} bytes at byte offset {offset} failed: {e}"))?;
         Ok(buf)
     }
+}
+
+/// Fills `buf` from `file` at byte `offset` without moving a shared cursor (`pread`).
+#[cfg(unix)]
+fn read_exact_at(file: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+}
+
+/// Fills `buf` from `file` at byte `offset` (Windows: `seek_read` until full; it moves the
+/// handle's cursor, which no reader here relies on).
+#[cfg(windows)]
+fn read_exact_at(file: &std::fs::File, mut buf: &mut [u8], mut offset: u64) -> std::io::Result<()> {
+    use std::os::windows::fs::FileExt;
+    while !buf.is_empty() {
+        match file.seek_read(buf, offset) {
+            Ok(0) => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+            Ok(n) => {
+                buf = &mut buf[n..];
+                offset += n as u64;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }

@@ -1,15 +1,19 @@
-//! Zero-copy access to tensor bytes: a read-only buffer object over one tensor's slice of the
-//! map, which keeps the checkpoint (and so the map) alive while numpy views it.
+//! Zero-copy access to tensor bytes: a read-only object over one tensor's slice of the map,
+//! which keeps the checkpoint (and so the map) alive while numpy views it.
+//!
+//! It is exported through numpy's array interface (`__array_interface__`, version 3), not the
+//! buffer protocol: `Py_buffer` and `bf_getbuffer` are in the limited API only from Python 3.11,
+//! and the extension is built for the 3.10 limited API (abi3). `np.asarray(buffer)` gives a
+//! read-only 1-D uint8 array over these very bytes whose `base` is this object, so the map
+//! outlives every view; numpy refuses to make it writable (the base exports no writable buffer).
 
 use eagle3_inspect_core::Checkpoint;
-use pyo3::exceptions::PyBufferError;
-use pyo3::ffi;
 use pyo3::prelude::*;
-use std::ffi::{c_int, c_void};
+use pyo3::types::PyDict;
 use std::sync::Arc;
 
-/// The bytes of one tensor, exported through the buffer protocol (format `B`, read-only): a
-/// view of the map, or the bytes read once from a ranged source and owned here.
+/// The bytes of one tensor, exported as a read-only uint8 array interface: a view of the map, or
+/// the bytes read once from a ranged source and owned here.
 #[pyclass(frozen, module = "eagle3_inspect._native")]
 pub struct TensorBuffer {
     checkpoint: Arc<Checkpoint>,
@@ -45,50 +49,18 @@ impl TensorBuffer {
         self.bytes().len()
     }
 
-    /// # Safety
-    /// Called by CPython with a valid `view` pointer (or null, which is rejected).
-    unsafe fn __getbuffer__(
-        slf: Bound<'_, Self>,
-        view: *mut ffi::Py_buffer,
-        flags: c_int,
-    ) -> PyResult<()> {
-        if view.is_null() {
-            return Err(PyBufferError::new_err("view is null"));
-        }
-        if (flags & ffi::PyBUF_WRITABLE) == ffi::PyBUF_WRITABLE {
-            return Err(PyBufferError::new_err("checkpoint tensors are read-only"));
-        }
-        let data = slf.get().bytes();
-        let (ptr, len) = (data.as_ptr(), data.len());
-        // SAFETY: `view` is non-null and CPython hands us a Py_buffer to fill. `obj` takes a strong
-        // reference to `slf`, which owns `data`: either an Arc of the checkpoint whose map holds
-        // it, or the read bytes themselves (never mutated: the class is frozen), so the pointer
-        // stays valid until the consumer releases the buffer. The format string is static.
-        unsafe {
-            (*view).obj = slf.into_any().into_ptr();
-            (*view).buf = ptr as *mut c_void;
-            (*view).len = len as isize;
-            (*view).readonly = 1;
-            (*view).itemsize = 1;
-            (*view).format = if (flags & ffi::PyBUF_FORMAT) == ffi::PyBUF_FORMAT {
-                c"B".as_ptr() as *mut _
-            } else {
-                std::ptr::null_mut()
-            };
-            (*view).ndim = 1;
-            (*view).shape = if (flags & ffi::PyBUF_ND) == ffi::PyBUF_ND {
-                &mut (*view).len
-            } else {
-                std::ptr::null_mut()
-            };
-            (*view).strides = if (flags & ffi::PyBUF_STRIDES) == ffi::PyBUF_STRIDES {
-                &mut (*view).itemsize
-            } else {
-                std::ptr::null_mut()
-            };
-            (*view).suboffsets = std::ptr::null_mut();
-            (*view).internal = std::ptr::null_mut();
-        }
-        Ok(())
+    /// numpy's array interface: `data` is `(address, read_only=True)`. The address stays valid
+    /// while this object lives: it holds an Arc of the checkpoint whose map holds the bytes, or
+    /// the read bytes themselves (never mutated: the class is frozen), and numpy keeps the
+    /// object as the array's base.
+    #[getter]
+    fn __array_interface__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let data = self.bytes();
+        let interface = PyDict::new(py);
+        interface.set_item("version", 3)?;
+        interface.set_item("typestr", "|u1")?;
+        interface.set_item("shape", (data.len(),))?;
+        interface.set_item("data", (data.as_ptr() as usize, true))?;
+        Ok(interface)
     }
 }

@@ -61,6 +61,14 @@ impl NativeCheckpoint {
         path_str(&self.inner.file_set.root)
     }
 
+    /// The directory every file of the checkpoint resolves inside (canonical): the root, or for
+    /// a Hugging Face cache snapshot its `models--org--name` repository; the root as shown for a
+    /// checkpoint of sources.
+    #[getter]
+    fn boundary(&self) -> OsString {
+        path_str(&self.inner.file_set.boundary)
+    }
+
     /// The sharding index file, when there is one.
     #[getter]
     fn index_path(&self) -> Option<OsString> {

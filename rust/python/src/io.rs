@@ -1,5 +1,6 @@
 //! File-level safety exported to Python: the capped reader for small files (config.json), the
-//! thread-count limit, and the IX011 check for tensors whose file shrank during a data pass.
+//! thread-count limit, the IX011 check for tensors whose file shrank during a data pass, the
+//! containment rule (`fix` copies side files under it) and the nesting depth of untrusted JSON.
 
 use crate::checkpoint::NativeCheckpoint;
 use crate::convert::finding_dict;
@@ -8,6 +9,27 @@ use eagle3_inspect_core::regular::{read_capped_text, CONFIG_CAP};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 use std::path::PathBuf;
+
+/// True when `path`, symlinks followed, lies inside the canonical directory `boundary` (or
+/// cannot be resolved): the one rule every file of a local checkpoint is held to.
+#[pyfunction]
+pub fn resolves_inside(py: Python<'_>, path: PathBuf, boundary: PathBuf) -> bool {
+    py.detach(|| eagle3_inspect_core::checkpoint::resolves_inside(&path, &boundary))
+}
+
+/// The deepest nesting of arrays and objects in the JSON text `data` (bytes), brackets inside
+/// strings not counted; measured without parsing (GIL released).
+#[pyfunction]
+pub fn json_nesting(py: Python<'_>, data: &[u8]) -> usize {
+    py.detach(|| eagle3_inspect_core::json_depth::nesting_depth(data))
+}
+
+/// True when `data` (bytes) is exactly one JSON value nesting at most MAX_JSON_DEPTH levels:
+/// validated without building it (GIL released).
+#[pyfunction]
+pub fn json_complete(py: Python<'_>, data: &[u8]) -> bool {
+    py.detach(|| eagle3_inspect_core::json_depth::is_complete_json(data))
+}
 
 /// The text of a small JSON file such as `config.json`: regular files only (a FIFO or device is
 /// refused without blocking), at most 16 MiB. Raises InvalidCheckpointError / FileNotFoundError.

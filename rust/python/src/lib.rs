@@ -1,11 +1,25 @@
 //! `eagle3_inspect._native`: the thin PyO3 binding over `eagle3-inspect-core`.
 //!
 //! Every function releases the GIL (`py.detach`) around work that touches files or tensor data.
+//!
+//! Built for the stable ABI (pyo3 `abi3-py310`): one wheel per platform serves every CPython
+//! from 3.10 on, so this crate may use only what Python 3.10's limited API has (pyo3 then hides
+//! the rest, and `cargo check` fails on it). Not available, and what to do instead:
+//! - the buffer protocol (`__getbuffer__`, `pyo3::buffer::PyBuffer`, `Py_buffer`; 3.11+):
+//!   export bytes through numpy's `__array_interface__` (`buffer.rs`), take them in as
+//!   `bytes` / `bytearray` or through `memoryview.tobytes()` (`source.rs`);
+//! - CPython internals: `pyo3::ffi::cpython`, the item macros behind `get_item_unchecked` and
+//!   `PyTuple::as_slice`, `PyString::data`: use the checked `Bound` APIs (item access is then a
+//!   function call, not a macro: in per-tensor loops build columns, not objects per item);
+//! - anything pyo3 gates on `#[cfg(Py_3_11)]` or later compiles to nothing here.
+//!
+//! `docs/install.md` ("The stable ABI") says the same for contributors.
 
 mod buffer;
 mod checkpoint;
 mod codes;
 mod convert;
+mod cpu;
 mod diff;
 mod errors;
 mod floor;
@@ -34,11 +48,23 @@ mod _native {
     #[pymodule_export]
     use crate::codes::emitted_codes;
     #[pymodule_export]
+    use crate::cpu::kernel_level;
+    #[pymodule_export]
     use crate::diff::{content_hashes, diff_pairs};
     #[pymodule_export]
     use crate::floor::sum_words;
     #[pymodule_export]
-    use crate::io::{changed_tensors, check_threads, read_config_text};
+    use crate::io::{
+        changed_tensors, check_threads, json_complete, json_nesting, read_config_text,
+        resolves_inside,
+    };
+
+    /// The deepest JSON nesting accepted in any file or answer read (config, index, model info).
+    #[pymodule_export]
+    const MAX_JSON_DEPTH: usize = eagle3_inspect_core::json_depth::MAX_JSON_DEPTH;
+    /// The most shard files one checkpoint may have (local or remote).
+    #[pymodule_export]
+    const MAX_SHARDS: usize = eagle3_inspect_core::checkpoint::MAX_SHARDS;
 
     /// The most worker threads `threads=` / `--threads` accepts.
     #[pymodule_export]

@@ -14,10 +14,9 @@ use crate::progress::run_with_progress;
 use eagle3_inspect_core::checkpoint::Listing;
 use eagle3_inspect_core::source::RangeSource;
 use eagle3_inspect_core::Checkpoint;
-use pyo3::buffer::PyBuffer;
 use pyo3::exceptions::{PyException, PyMemoryError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyMemoryView};
+use pyo3::types::{PyByteArray, PyBytes, PyMemoryView};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -87,6 +86,9 @@ fn answer_bytes(answer: &Bound<'_, PyAny>) -> Result<Vec<u8>, String> {
     if let Ok(bytes) = answer.cast::<PyBytes>() {
         return Ok(bytes.as_bytes().to_vec());
     }
+    if let Ok(array) = answer.cast::<PyByteArray>() {
+        return Ok(array.to_vec());
+    }
     let not_bytes = |e: PyErr| {
         let kind = answer
             .get_type()
@@ -94,13 +96,15 @@ fn answer_bytes(answer: &Bound<'_, PyAny>) -> Result<Vec<u8>, String> {
             .map_or("?".into(), |n| n.to_string());
         format!("the reader returned {kind}, not a bytes-like object ({e})")
     };
-    // A memoryview cast to unsigned bytes: any C-contiguous buffer, whatever its item format.
+    // A memoryview cast to unsigned bytes: any C-contiguous buffer, whatever its item format,
+    // copied out through `tobytes` (the limited API of Python 3.10 has no `Py_buffer` to read
+    // it in place; bytes and bytearray, the usual answers, take the paths above).
     let flat = PyMemoryView::from(answer)
         .and_then(|view| view.call_method1("cast", ("B",)))
+        .and_then(|view| view.call_method0("tobytes"))
         .map_err(not_bytes)?;
-    PyBuffer::<u8>::get(&flat)
-        .and_then(|buffer| buffer.to_vec(answer.py()))
-        .map_err(not_bytes)
+    let bytes = flat.cast::<PyBytes>().map_err(|e| not_bytes(e.into()))?;
+    Ok(bytes.as_bytes().to_vec())
 }
 
 impl RangeSource for PyRangeSource {

@@ -30,7 +30,7 @@ where
 /// The results as columns, one per field in `TensorStats`'s (Python) field order, plus `name`
 /// when `names` is given: a million tensors make 19 lists, not a million dicts. A column that
 /// is None is None in every row.
-fn stats_columns<'py>(
+pub(crate) fn stats_columns<'py>(
     py: Python<'py>,
     names: Option<&[String]>,
     r: &[TensorStats],

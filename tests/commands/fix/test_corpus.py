@@ -110,10 +110,13 @@ def _model_view(config: dict) -> dict:
 
 def test_sglang_style_to_speculators_and_back_is_the_same_drafter(tmp_path: Path) -> None:
     src = CORPUS / "specforge-0.2.0-aux-ids-sglang"
-    there = fix(src, engine="speculators@0.9.0", out=tmp_path / "spec")
+    verifier = CORPUS / "verifiers/llama-8l"
+    there = fix(src, engine="speculators@0.9.0", out=tmp_path / "spec", target=verifier)
     assert there.status == "fixed"
     spec_config = json.loads((tmp_path / "spec" / "config.json").read_text())
     assert spec_config["speculators_model_type"] == "eagle3"
+    # speculators' Eagle3DraftModel.load_verifier_weights loads the verifier from this name
+    assert spec_config["speculators_config"]["verifier"]["name_or_path"] == str(verifier)
     assert "transformer_layer_config" in spec_config
     assert any(k.startswith("layers.0.") for k in load_all(tmp_path / "spec"))
     back = fix(tmp_path / "spec", engine="sglang@0.5.11", out=tmp_path / "back")

@@ -49,10 +49,11 @@ def _after_first_shard(monkeypatch, action) -> None:
     calls = []
 
     def hooked(dest, *args):
-        real(dest, *args)
+        written = real(dest, *args)
         if not calls:
             calls.append(dest)
             action()
+        return written
 
     monkeypatch.setattr(output, "write_safetensors", hooked)
 
@@ -86,9 +87,10 @@ PAUSED_RUN = textwrap.dedent(
     from eagle3_inspect.commands.fix import output
     real = output.write_safetensors
     def write_then_wait(dest, *args):
-        real(dest, *args)
+        written = real(dest, *args)
         print("paused", flush=True)
         sys.stdin.readline()  # the test lets it go on
+        return written
     output.write_safetensors = write_then_wait
     from eagle3_inspect.commands.fix import fix
     print(fix(sys.argv[1], engine=sys.argv[2], out=sys.argv[3]).status, flush=True)

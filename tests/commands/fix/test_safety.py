@@ -16,6 +16,7 @@ import pytest
 from eagle3_inspect.commands.fix import fix
 from eagle3_inspect.errors import InvalidArgumentError
 from tests.commands.fix.helpers import ENGINE, mislabelled, tree_digest
+from tests.signals import INSTALL_SIGINT_HANDLER
 
 
 def _cli(*args: str, preexec=None, env=None) -> subprocess.CompletedProcess:
@@ -180,7 +181,8 @@ def test_ctrl_c_midway_cleans_up_its_staging_directory(tmp_path: Path) -> None:
     src = mislabelled(tmp_path, shards=2)
     digest = tree_digest(src)
     dst = tmp_path / "dst"
-    script = KILL_AFTER_FIRST_SHARD.replace("signal.SIGKILL", "signal.SIGINT")
+    kill = KILL_AFTER_FIRST_SHARD.replace("signal.SIGKILL", "signal.SIGINT")
+    script = INSTALL_SIGINT_HANDLER + kill  # not inherited from a background job's shell
     result = subprocess.run(
         [sys.executable, "-c", script, str(src), ENGINE, str(dst)],
         capture_output=True,

@@ -21,7 +21,8 @@ def test_t2d_is_generated_from_d2t_when_the_engine_needs_it(tmp_path: Path) -> N
     without = drafter.copy()
     del without.tensors["t2d"]
     src = without.write(tmp_path / "src")
-    report = fix(src, engine=ENGINE, out=tmp_path / "dst")
+    # speculators loads the verifier by name: an HF-style SRC names none
+    report = fix(src, engine=ENGINE, out=tmp_path / "dst", verifier="synthetic/target-model")
     assert report.status == "fixed", report.to_dict()
     assert any(c["kind"] == "t2d" for c in report.changes)
     dtype, shape, data = load_all(tmp_path / "dst")["t2d"]

@@ -13,7 +13,9 @@ use):
 Every file route honours one `Range: bytes=a-b` (206 + `Content-Range`; 416 past the end).
 
 Faults are injected per request with `inject(match, kind, ...)`: a status (401, 403, 404, 500),
-429 with `Retry-After`, a truncated body, a server that ignores `Range`, a slow answer.
+429 with `Retry-After`, a truncated body, a server that ignores `Range`, a slow answer, a reply
+dripped a byte at a time (the body, or the status line and headers), a 200 with other `data`
+(a hostile model-info answer), a redirect to any `location`.
 """
 
 from __future__ import annotations
@@ -38,7 +40,9 @@ class Fault:
     """One injected fault: applies to requests whose path contains `match`, `times` times (None:
     always), after letting the first `after` of them through. `kind`: "status", "429",
     "truncate", "stall" (half the body, then `delay` seconds of silence), "ignore_range",
-    "slow" (`delay` seconds before answering)."""
+    "slow" (`delay` seconds before answering), "drip" (the body one byte per `delay` seconds),
+    "drip_head" (the status line and headers so), "answer" (200 with `data` as the body),
+    "redirect" (302 to `location`). `cut` is set when the client hangs up during a drip."""
 
     match: str
     kind: str
@@ -47,6 +51,10 @@ class Fault:
     delay: float = 0.0
     times: int | None = None
     after: int = 0
+    data: bytes = b""
+    location: str = ""
+    cut: threading.Event = field(default_factory=threading.Event)
+    dripped: int = 0  # bytes written one at a time before the client hung up
 
     def take(self, path: str) -> bool:
         if self.match not in path or self.times == 0:
@@ -222,6 +230,16 @@ class _Handler(BaseHTTPRequestHandler):
             status = 429 if fault.kind == "429" else fault.status
             self._reply(seen, status, b'{"error": "injected"}', headers, body)
             return
+        if fault is not None and fault.kind == "answer":
+            self._reply(seen, 200, fault.data, {"Content-Type": "application/json"}, body)
+            return
+        if fault is not None and fault.kind == "redirect":
+            self._reply(seen, 302, b"", {"Location": fault.location}, body)
+            return
+        if fault is not None and fault.kind == "drip_head":
+            head = f"HTTP/1.1 200 OK\r\nX-Padding: {'x' * 4096}\r\nContent-Length: 0\r\n\r\n"
+            self._drip(seen, head.encode(), fault)
+            return
         if path.startswith("/api/models/"):
             self._model_info(seen, path.removeprefix("/api/models/"), body)
         elif path.startswith("/cdn/"):
@@ -294,6 +312,11 @@ class _Handler(BaseHTTPRequestHandler):
         self._send_head(seen, status, end - start, headers)
         if not body:
             return
+        if fault is not None and fault.kind == "drip":
+            with file.open("rb") as f:
+                f.seek(start)
+                self._drip(seen, f.read(end - start), fault)
+            return
         if fault is not None and fault.kind in ("truncate", "stall"):
             half = start + (end - start) // 2
             self._copy(seen, file, start, half)
@@ -324,6 +347,20 @@ class _Handler(BaseHTTPRequestHandler):
                     left -= len(chunk)
             except (BrokenPipeError, ConnectionResetError):
                 self.close_connection = True  # the client hung up (as it should on a bad reply)
+
+    def _drip(self, seen: Seen, data: bytes, fault: Fault) -> None:
+        """Writes `data` one byte per `fault.delay` seconds, each within any per-read timeout,
+        until it is all sent or the client hangs up (then `fault.cut` is set)."""
+        self.close_connection = True
+        try:
+            for i in range(len(data)):
+                self.wfile.write(data[i : i + 1])
+                self.wfile.flush()
+                self._count(seen, 1)
+                fault.dripped += 1
+                time.sleep(fault.delay)
+        except OSError:
+            fault.cut.set()
 
     def _send_head(self, seen: Seen, status: int, length: int, headers: dict[str, str]) -> None:
         seen.status = status

@@ -114,7 +114,7 @@ def test_a_body_that_stalls_times_out(hub, monkeypatch):
     monkeypatch.setenv("E3_REMOTE_RETRIES", "2")
     file = huge_shard(hub)
     hub.inject("/cdn/", "stall", delay=5)
-    with pytest.raises(RemoteSourceError, match="network error while reading: timed out"):
+    with pytest.raises(RemoteSourceError, match="timed out"):
         file.read(0, 64)
     assert len(hub.requests("/cdn/")) == 2
 

@@ -82,17 +82,30 @@ def vllm_config(**overrides) -> dict:
 
 
 def speculators_config(**overrides) -> dict:
+    """The fields speculators' save code writes (the engines' code reads all of them: the
+    config contract holds a config without them to its errors)."""
     config = {
         "architectures": ["Eagle3Speculator"],
         "speculators_model_type": "eagle3",
         "draft_vocab_size": 32000,
         "norm_before_residual": False,
         "eagle_aux_hidden_state_layer_ids": [2, 16, 29],
+        "speculators_config": {
+            "algorithm": "eagle3",
+            "default_proposal_method": "greedy",
+            "proposal_methods": [{"proposal_type": "greedy", "speculative_tokens": 3}],
+            "verifier": {"architectures": ["LlamaForCausalLM"], "name_or_path": "org/target"},
+        },
         "transformer_layer_config": {
             "model_type": "llama",
             "hidden_size": 4096,
             "num_hidden_layers": 1,
             "vocab_size": 128256,
+            "num_attention_heads": 32,
+            "num_key_value_heads": 8,
+            "intermediate_size": 14336,
+            "hidden_act": "silu",
+            "rms_norm_eps": 1e-05,
         },
     }
     config.update(overrides)
@@ -301,7 +314,7 @@ def test_en003_aux_ids_where_the_engine_does_not_read_them():
 def test_en003_sglang_ignores_speculators_layer_config():
     found = check_engine(one("sglang@0.5.23"), layers_ckpt(), speculators_config())
     keys = {f.config_key for f in found if f.code == "EN003"}
-    assert keys == {"transformer_layer_config"}
+    assert keys == {"transformer_layer_config", "speculators_config"}
     assert "EN003" not in codes(check_engine(one("sglang@0.5.23"), layers_ckpt(), sglang_config()))
 
 
@@ -581,10 +594,12 @@ def test_every_finding_carries_engine_hint_and_catalogue_severity():
 
 def test_catalogue_documents_every_en_code():
     rules = {code: r for code, r in all_rules().items() if code.startswith("EN")}
-    assert sorted(rules) == [f"EN{n:03d}" for n in range(1, 16)]
+    assert sorted(rules) == [f"EN{n:03d}" for n in range(1, 16)] + ["EN018", "EN019"]
     for rule in rules.values():
         assert rule.summary and rule.explanation and rule.example and rule.hint
-    sources = "".join(p.read_text() for p in (ROOT / "python/eagle3_inspect/rules/en").glob("*.py"))
+    sources = "".join(
+        p.read_text() for p in (ROOT / "python/eagle3_inspect/rules/en").rglob("*.py")
+    )
     assert all(f'"{code}"' in sources for code in rules)
 
 

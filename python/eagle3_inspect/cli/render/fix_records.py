@@ -12,6 +12,7 @@ from typing import Any
 from eagle3_inspect.cli.render.concise import one_line
 from eagle3_inspect.cli.render.records import Record, display_path, finding_record
 from eagle3_inspect.commands.fix import FixReport
+from eagle3_inspect.echo import clip
 from eagle3_inspect.findings import Finding
 
 CHANGE_SCHEMA = "eagle3-inspect/fix-change/1"
@@ -26,6 +27,10 @@ VERDICT = {
     "refused": ("REFUSED", "nothing written"),
     "unverified": ("NOT VERIFIED", "the written copy failed its checks and was discarded"),
 }
+
+
+# The longest config value a change line shows whole.
+VALUE_ECHO = 200
 
 
 def change_subject(change: dict[str, Any]) -> str | None:
@@ -48,9 +53,9 @@ def change_text(change: dict[str, Any]) -> str:
     if kind == "drop":
         return "dropped (the engine would ignore it)"
     if kind == "config":
-        return {"add": f"= {change.get('to')!r}", "remove": "(removed)"}.get(
-            change["op"], f"{change.get('from')!r} -> {change.get('to')!r}"
-        )
+        # A value from SRC's config may be anything (a 15 MB string): shown by its two ends.
+        old, new = (clip(repr(change.get(side)), VALUE_ECHO) for side in ("from", "to"))
+        return {"add": f"= {new}", "remove": "(removed)"}.get(change["op"], f"{old} -> {new}")
     return str(change.get("detail", ""))
 
 

@@ -11,6 +11,7 @@ from eagle3_inspect.commands.diff.config import is_empty
 from eagle3_inspect.commands.diff.match import Matching
 from eagle3_inspect.commands.on_cluster import cluster_section
 from eagle3_inspect.reader.remote import remote_section, traffic_of
+from eagle3_inspect.version import PRODUCER
 
 if TYPE_CHECKING:
     from eagle3_inspect.reader.checkpoint import Checkpoint
@@ -170,6 +171,7 @@ class DiffReport:
     def to_dict(self) -> dict[str, Any]:
         doc = {
             "schema": SCHEMA,
+            "producer": PRODUCER,
             "a": self.a.path,
             "b": self.b.path,
             "verdict": self.verdict(),

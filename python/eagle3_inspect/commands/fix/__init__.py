@@ -1,6 +1,8 @@
 """`fix`: write the drafter that a named engine version loads as trained, verified before it is
 declared done. `plan` decides (from validate's own checks), `output` writes atomically beside
-DST, `verify` re-validates and diffs the written copy before it is renamed into place."""
+DST (reading every written tensor back and comparing it with its source as it goes), `verify`
+re-validates the written copy and checks it against the plan before it is renamed into place:
+one read of SRC and one write of DST in all."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import os
 from pathlib import Path
 
 from eagle3_inspect.commands.fix.config import Refusal
+from eagle3_inspect.commands.fix.contract import verifier_name
 from eagle3_inspect.commands.fix.destination import (
     check_destination,
     claimed,
@@ -15,8 +18,8 @@ from eagle3_inspect.commands.fix.destination import (
     discard,
     remove_stale,
 )
-from eagle3_inspect.commands.fix.output import stage
-from eagle3_inspect.commands.fix.plan import Plan, make_plan
+from eagle3_inspect.commands.fix.output import side_file_steps, stage
+from eagle3_inspect.commands.fix.plan import Plan, Verifier, make_plan
 from eagle3_inspect.commands.fix.report import SCHEMA, FixReport
 from eagle3_inspect.commands.fix.verify import verify
 from eagle3_inspect.errors import InvalidArgumentError
@@ -46,12 +49,15 @@ def fix(
     force: bool = False,
     drop_unused: bool = False,
     threads: int | None = None,
+    verifier: str | None = None,
 ) -> FixReport:
     """Plans, writes and verifies SRC converted for `engine` ("sglang@0.5.11") into `out`.
     Raises for paths that cannot be used (missing SRC, existing DST without `force`, DST
     overlapping SRC), `BlockingIOError` while another run writes the same DST, and
     `FileExistsError` when DST appears during the run (without `force`; it is left as it is);
-    a drafter that cannot be fixed without guessing is `status="refused"`."""
+    a drafter that cannot be fixed without guessing is `status="refused"`. `verifier` names
+    the verifier speculators loads (`speculators_config.verifier.name_or_path`; default: the
+    `target`'s directory or Hub id)."""
     profile = _profile(engine)
     if is_remote(src):
         # The writer copies tensors from local maps, and DST must be checked against SRC's files.
@@ -70,8 +76,10 @@ def fix(
         target=None if target is None else os.fspath(target),
     )
     check_destination(ckpt, dst, force)
+    side_file_steps(ckpt)  # a link leaving SRC is refused before any work, dry run or not
     try:
-        plan = make_plan(profile, ckpt, target_info, drop_unused)
+        chosen = Verifier(verifier, True) if verifier else Verifier(verifier_name(target))
+        plan = make_plan(profile, ckpt, target_info, drop_unused, chosen)
     except Refusal as refusal:
         report.status = "refused"
         report.refusal = {"code": refusal.code, "reason": refusal.reason}
@@ -105,12 +113,11 @@ def _write_verified(
 ) -> None:
     """Stages, verifies and (if verified) renames into place; the staging directory is gone
     afterwards whatever happens (exception, Ctrl-C, a DST that appeared meanwhile)."""
-    tmp, report.side_files = stage(ckpt, plan, dst)
+    tmp, report.side_files, written = stage(ckpt, plan, dst, threads)
     committed = False
     try:
-        report.verification = verify(
-            ckpt, tmp, plan, engine, None if target is None else os.fspath(target), threads
-        )
+        target_path = None if target is None else os.fspath(target)
+        report.verification = verify(ckpt, tmp, plan, engine, target_path, threads, written)
         if not report.verification["ok"]:
             report.status = "unverified"
             return

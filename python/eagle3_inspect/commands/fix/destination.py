@@ -31,23 +31,13 @@ LOCK_TAG = ".fix-lock"
 AT_FDCWD, RENAME_NOREPLACE = -100, 1
 
 
-def hf_repo(snapshot: Path) -> Path | None:
-    """The `models--org--name` repository that the resolved directory `snapshot` is a snapshot
-    of, or None."""
-    repo = snapshot.parent.parent
-    if snapshot.parent.name == "snapshots" and repo.name.startswith("models--"):
-        return repo
-    return None
-
-
 def _source_dirs(src: Checkpoint) -> set[Path]:
     """Every directory SRC is made of: the path given, its root, the directories the shards,
-    index and config really live in (a Hugging Face snapshot links into `blobs/`), and for a
-    snapshot the whole `models--org--name` repository."""
-    dirs = {Path(src.path).resolve(), Path(src.root).resolve()}
+    index and config really live in, and the boundary every file of it resolves inside (the
+    reader's containment rule: for a Hugging Face snapshot, its `models--org--name` repo)."""
+    dirs = {Path(src.path).resolve(), Path(src.root).resolve(), Path(src.boundary)}
     files = [f.path for f in src.files] + [p for p in (src.index_path, src.config_path) if p]
-    dirs |= {Path(f).resolve().parent for f in files}
-    return dirs | {repo for repo in map(hf_repo, dirs) if repo is not None}
+    return dirs | {Path(f).resolve().parent for f in files}
 
 
 def check_destination(src: Checkpoint, dst: Path, force: bool) -> None:

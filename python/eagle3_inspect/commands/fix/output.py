@@ -1,7 +1,10 @@
 """Writing a planned `fix`: shard by shard into a temp directory beside DST (same file names, so
 the shard layout is kept), a fresh index, the rewritten config.json, side files copied byte for
-byte; every file and the directory fsynced. A failure or an interrupt removes the directory (a
-kill leaves it, and the next run removes it: see `destination`)."""
+byte; every file and the directory fsynced. Each shard's tensors are verified as they are written
+(read back and compared with their source bytes, statistics taken from the same read: see
+`reader/writer.py`), which `verify` then uses instead of reading the data again. A failure or an
+interrupt removes the directory (a kill leaves it, and the next run removes it: see
+`destination`)."""
 
 from __future__ import annotations
 
@@ -10,26 +13,21 @@ import os
 import shutil
 import tempfile
 from collections import defaultdict
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from eagle3_inspect.commands.fix.destination import TMP_TAG, discard, hf_repo
+from eagle3_inspect.commands.fix.destination import TMP_TAG, discard
 from eagle3_inspect.commands.fix.plan import Plan
-from eagle3_inspect.errors import InvalidCheckpointError
+from eagle3_inspect.commands.fix.side_files import Step, copy_planned, fsync_file, plan_copy
 from eagle3_inspect.reader.checkpoint import Checkpoint
-from eagle3_inspect.reader.writer import owned_tensor, sync_dir, write_safetensors
+from eagle3_inspect.reader.untrusted import parse_object, read_regular
+from eagle3_inspect.reader.writer import WrittenFile, owned_tensor, sync_dir, write_safetensors
 
 INDEX = "model.safetensors.index.json"
-
-
-def _fsync_file(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+INDEX_CAP = 64 << 20  # the reader's cap on an index
 
 
 def _shards(src: Checkpoint, plan: Plan) -> dict[str, list[tuple[str, str, str]]]:
@@ -53,8 +51,11 @@ def _owned(src: Checkpoint, plan: Plan) -> tuple[str | None, list[Any]]:
     return (Path(home).name if home else None), owned
 
 
-def _write_shards(src: Checkpoint, plan: Plan, tmp: Path) -> dict[str, str]:
-    """Writes every shard into `tmp`; returns the weight map (DST name -> file name)."""
+def _write_shards(
+    src: Checkpoint, plan: Plan, tmp: Path, threads: int | None
+) -> tuple[dict[str, str], list[WrittenFile]]:
+    """Writes every shard into `tmp`; returns the weight map (DST name -> file name) and what
+    each write verified."""
     files = _shards(src, plan)
     home, owned = _owned(src, plan)
     if owned:
@@ -62,16 +63,17 @@ def _write_shards(src: Checkpoint, plan: Plan, tmp: Path) -> dict[str, str]:
         files.setdefault(home, [])
     metadata = {Path(f.path).name: f.metadata for f in src.files}
     weight_map: dict[str, str] = {}
+    written = []
     for name, copied in sorted(files.items()):
         extra = owned if name == home else []
-        write_safetensors(tmp / name, copied, extra, metadata.get(name))
+        written.append(write_safetensors(tmp / name, copied, extra, metadata.get(name), threads))
         weight_map |= {c[0]: name for c in copied} | {o[0]: name for o in extra}
-    return weight_map
+    return weight_map, written
 
 
 def _write_json(path: Path, data: Any) -> None:
     path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    _fsync_file(path)
+    fsync_file(path)
 
 
 def _write_index(src: Checkpoint, tmp: Path, weight_map: dict[str, str]) -> None:
@@ -79,63 +81,44 @@ def _write_index(src: Checkpoint, tmp: Path, weight_map: dict[str, str]) -> None
     index = {"metadata": {"total_size": total}, "weight_map": dict(sorted(weight_map.items()))}
     if src.index_path:
         try:
-            old = json.loads(Path(src.index_path).read_text(encoding="utf-8"))
-            index["metadata"] = {**(old.get("metadata") or {}), **index["metadata"]}
-        except (OSError, ValueError, AttributeError):
-            pass
+            old = parse_object(read_regular(src.index_path, INDEX_CAP), src.index_path, INDEX_CAP)
+        except (OSError, ValueError):
+            old = {}
+        metadata = old.get("metadata")
+        if isinstance(metadata, dict):
+            index["metadata"] = {**metadata, **index["metadata"]}
     _write_json(tmp / INDEX, index)
 
 
-def _copy_synced(source: str, dest: str) -> str:
-    shutil.copy2(source, dest)
-    _fsync_file(Path(dest))
-    return dest
-
-
-def _outside(entry: Path, repo: Path) -> Path | None:
-    """The first path at or under `entry` whose real location is outside `repo`: a Hugging Face
-    snapshot's links must stay in their repository (the reader's IX010 rule); nothing outside
-    is read."""
-    paths = [entry]
-    if entry.is_dir() and not entry.is_symlink():
-        for top, dirs, files in os.walk(entry):
-            paths += [Path(top, name) for name in sorted(dirs) + sorted(files)]
-    return next((p for p in paths if repo not in p.resolve().parents), None)
-
-
-def _copy_side_files(src: Checkpoint, tmp: Path, written: set[str]) -> list[str]:
+def side_file_steps(src: Checkpoint, written: Collection[str] = ()) -> list[Step]:
+    """What copying SRC's other entries takes, checked whole under the containment rule
+    (`side_files.py`): raises for a link leaving SRC before any work (call it early), and
+    again, on what is there then, when the copy is made."""
     root = Path(src.root)
     # A lone .safetensors file's directory may hold anything; an index's is the checkpoint.
     if not root.is_dir() or (Path(src.path).is_file() and src.index_path is None):
         return []
-    repo = hf_repo(root.resolve())
-    skip = written | {INDEX, "config.json"} | {Path(f.path).name for f in src.files}
-    copied = []
-    for entry in sorted(root.iterdir()):
-        if entry.name in skip or entry.name.startswith("."):
-            continue
-        escaped = _outside(entry, repo) if repo is not None else None
-        if escaped is not None:
-            raise InvalidCheckpointError(
-                f"{escaped}: links outside the Hugging Face repository {repo} (IX010); "
-                "fix copies nothing from outside it"
-            )
-        if entry.is_file():
-            _copy_synced(str(entry), str(tmp / entry.name))
-        elif entry.is_dir():
-            shutil.copytree(entry, tmp / entry.name, copy_function=_copy_synced)
-        else:
-            continue
-        copied.append(entry.name)
-    return copied
+    skip = set(written) | {INDEX, "config.json"} | {Path(f.path).name for f in src.files}
+    names = sorted(n for n in os.listdir(root) if n not in skip and not n.startswith("."))
+    return plan_copy(str(root), names, src.boundary)
 
 
-def stage(src: Checkpoint, plan: Plan, dst: Path) -> tuple[Path, list[str]]:
+def _copy_side_files(src: Checkpoint, tmp: Path, written: set[str]) -> list[str]:
+    """Copies every other entry of SRC's folder into `tmp`; returns the names copied."""
+    steps = side_file_steps(src, written)
+    copy_planned(steps, tmp)
+    return sorted({step.relative.split(os.sep, 1)[0] for step in steps})
+
+
+def stage(
+    src: Checkpoint, plan: Plan, dst: Path, threads: int | None = None
+) -> tuple[Path, list[str], list[WrittenFile]]:
     """Writes the fixed drafter into a fresh temp directory beside `dst` (every file fsynced);
-    returns it and the side files copied. On failure nothing is left behind."""
+    returns it, the side files copied and what each shard's write verified. On failure nothing
+    is left behind."""
     tmp = Path(tempfile.mkdtemp(prefix=f".{dst.name}{TMP_TAG}", dir=dst.parent))
     try:
-        weight_map = _write_shards(src, plan, tmp)
+        weight_map, written = _write_shards(src, plan, tmp, threads)
         if src.index_path or len(set(weight_map.values())) > 1:
             _write_index(src, tmp, weight_map)
         if plan.config is not None:
@@ -143,10 +126,10 @@ def stage(src: Checkpoint, plan: Plan, dst: Path) -> tuple[Path, list[str]]:
                 _write_json(tmp / "config.json", plan.config)
             else:
                 shutil.copy2(src.config_path, tmp / "config.json")
-                _fsync_file(tmp / "config.json")
+                fsync_file(tmp / "config.json")
         side = _copy_side_files(src, tmp, set(weight_map.values()))
         sync_dir(tmp)
     except BaseException:
         discard(tmp)
         raise
-    return tmp, side
+    return tmp, side, written

@@ -24,6 +24,7 @@ from eagle3_inspect.commands.fix.config import (
     to_hf_style,
     to_speculators_style,
 )
+from eagle3_inspect.commands.fix.contract import place_verifier, satisfy_contract
 from eagle3_inspect.commands.fix.names import DIALECTS, rename_all
 from eagle3_inspect.commands.fix.simulate import UNFIXABLE, errors, score, simulate
 from eagle3_inspect.commands.fix.vocab import generate_t2d, needs_t2d, offsets_d2t, t2d_info
@@ -95,6 +96,15 @@ class Plan:
         return out
 
 
+@dataclass(frozen=True)
+class Verifier:
+    """The verifier speculators loads: its name or path, and whether `--verifier` gave it
+    (else it comes from `--target`, and a name the config already has is kept)."""
+
+    name: str | None = None
+    explicit: bool = False
+
+
 def _config_for(
     profile: EngineProfile,
     source: dict[str, Any],
@@ -102,12 +112,15 @@ def _config_for(
     names: set[str],
     target: TargetInfo | None,
     d2t_len: int | None,
-) -> dict[str, Any]:
+    verifier: Verifier,
+) -> tuple[dict[str, Any], list[str], Refusal | None]:
     draft = read_draft_config(source)
     target_arch = target.architectures[0] if target and target.architectures else None
-    verifier = list(target.architectures) if target else []
+    verifier_archs = list(target.architectures) if target else []
     config = (
-        to_speculators_style(source, verifier) if style == "speculators" else to_hf_style(source)
+        to_speculators_style(source, verifier_archs)
+        if style == "speculators"
+        else to_hf_style(source)
     )
     ids, _ = aux_ids_for(profile, draft, target_arch)
     if ids is not None and (profile.aux_layer_ids or profile.aux_layer_runners):
@@ -122,11 +135,20 @@ def _config_for(
         intent = _intent(rule.name, source, names)
         if rule.read and intent is not None and holds(config, rule.when):
             set_path(config, rule.read[0], intent[0])
-    return config
+    place_verifier(config, verifier.name, verifier.explicit)
+    try:
+        return config, satisfy_contract(profile, config, source), None
+    except Refusal as refusal:
+        # left for `simulate` to score: the contract finding (EN018) counts against this style
+        return config, [], refusal
 
 
 def _candidates(
-    profile: EngineProfile, ckpt: Checkpoint, target: TargetInfo | None, d2t_len: int | None
+    profile: EngineProfile,
+    ckpt: Checkpoint,
+    target: TargetInfo | None,
+    d2t_len: int | None,
+    verifier: Verifier,
 ):
     source = ckpt.config or {}
     layers = draft_num_layers(source)
@@ -135,15 +157,15 @@ def _candidates(
     first = "speculators" if profile.engine == "speculators" else native
     styles = [first, "hf" if first == "speculators" else "speculators"]
     for style_rank, style in enumerate(styles):
-        config = (
-            _config_for(profile, source, style, set(ckpt.tensors), target, d2t_len)
+        config, notes, refusal = (
+            _config_for(profile, source, style, set(ckpt.tensors), target, d2t_len, verifier)
             if ckpt.config
-            else None
+            else (None, [], None)
         )
         for dialect, prefix in DIALECTS:
             names = rename_all(sorted(ckpt.tensors), dialect, prefix, layers)
             if names is not None:
-                yield config, names, style_rank
+                yield config, (notes, refusal), names, style_rank
 
 
 def _infos(ckpt: Checkpoint, names: dict[str, str], extra: dict[str, TensorInfo]):
@@ -156,6 +178,7 @@ def make_plan(
     ckpt: Checkpoint,
     target: TargetInfo | None = None,
     drop_unused: bool = False,
+    verifier: Verifier = Verifier(),
 ) -> Plan:
     """The plan for serving `ckpt` with `profile`, or `Refusal`."""
     bad = [f for f in ckpt.findings if f.severity is Severity.ERROR]
@@ -164,21 +187,23 @@ def make_plan(
     d2t, d2t_note = offsets_d2t(ckpt, target)
     d2t_len = int(ckpt.tensors["d2t"].shape[0]) if "d2t" in ckpt.tensors else None
     best = None
-    for config, names, style_rank in _candidates(profile, ckpt, target, d2t_len):
+    for config, contract, names, style_rank in _candidates(
+        profile, ckpt, target, d2t_len, verifier
+    ):
         extra: dict[str, TensorInfo] = {}
-        found = simulate(profile, _infos(ckpt, names, extra), config, target)
+        found, raw = simulate(profile, _infos(ckpt, names, extra), config, target)
         t2d = None
         draft = read_draft_config(config)
         if needs_t2d(found) and d2t_len and draft.vocab_size and "t2d" not in ckpt.tensors:
             extra = {"t2d": t2d_info(int(draft.vocab_size))}
-            found = simulate(profile, _infos(ckpt, names, extra), config, target)
+            found, raw = simulate(profile, _infos(ckpt, names, extra), config, target)
             t2d = int(draft.vocab_size)
         changed = sum(a != b for a, b in names.items())
-        key = (*score(found), changed, style_rank)
+        key = (*score(raw), changed, style_rank)
         if best is None or key < best[0]:
-            best = (key, config, names, found, t2d, extra)
+            best = (key, config, names, found, t2d, extra, contract)
     assert best is not None
-    _, config, names, found, t2d_size, extra = best
+    _, config, names, found, t2d_size, extra, (config_notes, contract_refusal) = best
     dropped: list[str] = []
     if drop_unused:
         back = {new: old for old, new in names.items()}
@@ -186,8 +211,10 @@ def make_plan(
         unused |= {n for n in back if any(re.search(p, n) for p in profile.skipped)}
         dropped = sorted(back[n] for n in unused if n in back)
         names = {a: b for a, b in names.items() if a not in dropped}
-        found = simulate(profile, _infos(ckpt, names, extra), config, target)
+        found, _ = simulate(profile, _infos(ckpt, names, extra), config, target)
     blocking = [f for f in errors(found) if f.code not in UNFIXABLE]
+    if blocking and contract_refusal is not None and any(f.code == "EN018" for f in blocking):
+        raise contract_refusal
     if blocking:
         raise Refusal(blocking[0].code, blocking[0].message)
     plan = Plan(
@@ -201,6 +228,7 @@ def make_plan(
     )
     if d2t_note and plan.d2t is not None:
         plan.notes.append(d2t_note)
+    plan.notes += config_notes
     if t2d_size is not None:
         plan.t2d = generate_t2d(ckpt, d2t, t2d_size)
     plan.suggestion = _suggest(profile, target, plan.expected)

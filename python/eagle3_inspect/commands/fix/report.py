@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from eagle3_inspect.version import PRODUCER
+
 SCHEMA = "eagle3-inspect/fix/1"
 
 
@@ -41,6 +43,7 @@ class FixReport:
     def to_dict(self) -> dict[str, Any]:
         return {
             "schema": SCHEMA,
+            "producer": PRODUCER,
             "source": self.source,
             "destination": self.destination,
             "engine": self.engine,

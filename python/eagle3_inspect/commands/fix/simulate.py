@@ -16,6 +16,7 @@ from eagle3_inspect.reader.tensorinfo import TensorInfo
 from eagle3_inspect.rules.e3 import check_architecture
 from eagle3_inspect.rules.e3.target import check_target
 from eagle3_inspect.rules.en import check_all
+from eagle3_inspect.rules.en.fold import fold_under_refusal
 from eagle3_inspect.rules.en.profile import EngineProfile
 
 # Findings no conversion of the drafter can fix: the target class cannot capture aux states.
@@ -27,14 +28,20 @@ def simulate(
     tensors: Mapping[str, TensorInfo],
     config: dict[str, Any] | None,
     target: TargetInfo | None,
-) -> list[Finding]:
-    """The E3, target and EN findings validate would report for these names and this config."""
+) -> tuple[list[Finding], list[Finding]]:
+    """The E3, target and EN findings validate would report for these names and this config
+    (EN findings folded under a refusal), and the same before folding (what `score` counts: a
+    refusal must not hide how much else is wrong with a candidate)."""
     layout = detect_layout(tensors, config)
     found = check_architecture(tensors, config, layout)
     if target is not None:
         found += check_target(layout, read_draft_config(config), target)
-    found += check_all(profile, tensors, config, target)
-    return [f for f in found if f.code not in SUPERSEDED]
+    raw = check_all(profile, tensors, config, target, fold=False)
+    folded = found + fold_under_refusal(raw)
+    return (
+        [f for f in folded if f.code not in SUPERSEDED],
+        [f for f in found + raw if f.code not in SUPERSEDED],
+    )
 
 
 def errors(findings: list[Finding]) -> list[Finding]:

@@ -1,8 +1,10 @@
 """One HTTP request on one connection, judged on its status line and headers before its body:
 a range reply that is not exactly the asked bytes (a server ignoring `Range`) is refused without
 reading the body; a body shorter than `Content-Length` is a retryable failure; 429 / 5xx /
-network errors are retryable with the server's `Retry-After`. Every path either reads the reply
-to its end (the connection can be reused) or closes the connection."""
+network errors are retryable with the server's `Retry-After`; the whole exchange runs under a
+total deadline (`deadline.py`: headers within the timeout, the body within the timeout plus its
+size at the minimum rate). Every path either reads the reply to its end (the connection can be
+reused) or closes the connection."""
 
 from __future__ import annotations
 
@@ -15,9 +17,11 @@ from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 
 from eagle3_inspect.errors import RemoteSourceError
+from eagle3_inspect.reader.remote.deadline import WATCHDOG, Watch
 from eagle3_inspect.reader.remote.traffic import Traffic
 
 CONTENT_RANGE = re.compile(r"^bytes (\d+)-(\d+)/(\d+|\*)$")
+UNSATISFIED_RANGE = re.compile(r"^bytes \*/(\d+)$")
 RETRY_STATUS = {408, 429, 500, 502, 503, 504}
 REDIRECT_STATUS = {301, 302, 303, 307, 308}
 CHUNK = 1 << 20
@@ -39,6 +43,31 @@ class Reply:
     headers: dict[str, str]
     body: bytes
     url: str
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How long an exchange may take: `timeout` seconds for the status line and headers (and
+    for each socket operation), then `timeout` plus the body's size at `min_rate` bytes per
+    second for the body."""
+
+    timeout: float
+    min_rate: float
+
+    def body_seconds(self, nbytes: int) -> float:
+        return self.timeout + nbytes / self.min_rate
+
+
+class RangeNotSatisfiable(RemoteSourceError):
+    """416: the asked range starts past the end of the file, whose size (`Content-Range:
+    bytes */SIZE`) is `size` (None when the server did not say)."""
+
+    def __init__(self, url: str, reason: str, size: int | None = None) -> None:
+        self.size = size
+        super().__init__(url, reason, 416)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.url, self.reason, self.size))
 
 
 class Retryable(Exception):
@@ -63,12 +92,41 @@ class Ask:
     clipped: bool = False
 
 
-def exchange(conn: http.client.HTTPConnection, ask: Ask, traffic: Traffic) -> Reply:
-    """Sends `ask` on `conn` and returns the reply (a redirect is returned, not followed)."""
+def exchange(conn: http.client.HTTPConnection, ask: Ask, traffic: Traffic, limits: Limits) -> Reply:
+    """Sends `ask` on `conn` and returns the reply (a redirect is returned, not followed), all
+    within the deadline `limits` sets."""
+    with WATCHDOG.watch(conn, limits.timeout) as watch:
+        try:
+            reply = _exchange(conn, ask, traffic, limits, watch)
+        except (Retryable, RemoteSourceError):
+            if not watch.expired:
+                raise
+            reply = None
+        if watch.expired:
+            # Cut by the watchdog: whatever was read (an error, or a reply that only looks
+            # whole: a header block ended by the cut) is not the server's answer.
+            conn.close()
+            raise Retryable(ask.url, _expired(watch, limits))
+        return reply
+
+
+def _expired(watch: Watch, limits: Limits) -> str:
+    return (
+        f"timed out: no complete reply within {watch.allowed:.3g} s (E3_REMOTE_TIMEOUT "
+        f"{limits.timeout:g} s for the headers, then the body at E3_REMOTE_MIN_RATE "
+        f"{limits.min_rate:g} bytes/s or faster); cut off"
+    )
+
+
+def _exchange(
+    conn: http.client.HTTPConnection, ask: Ask, traffic: Traffic, limits: Limits, watch: Watch
+) -> Reply:
     url = ask.url
     traffic.add(requests=1)
     try:
         conn.request("GET", ask.target or "/", headers=ask.headers)
+        if watch.expired:  # the deadline passed while connecting: nothing to cut then
+            raise OSError("deadline passed while connecting")
         response = conn.getresponse()
     except (OSError, http.client.HTTPException) as exc:
         conn.close()
@@ -80,15 +138,21 @@ def exchange(conn: http.client.HTTPConnection, ask: Ask, traffic: Traffic) -> Re
     status = response.status
     if status in REDIRECT_STATUS or status >= 400:
         cap = min(ask.max_bytes, ERROR_BODY_CAP)
+        WATCHDOG.extend(watch, limits.body_seconds(cap))
         body = read_body(conn, response, url, cap, head, traffic, strict=False)
         if status in RETRY_STATUS:
             raise Retryable(url, status_text(status, head), status, retry_after(head))
+        if status == 416:
+            found = UNSATISFIED_RANGE.match(head.get("content-range", ""))
+            size = int(found[1]) if found else None
+            raise RangeNotSatisfiable(url, status_text(status, head), size)
         if status >= 400:
             raise RemoteSourceError(url, status_text(status, head), status)
         return Reply(status, head, body, url)
     span = ask.span
     if span is not None:
         span = check_range(conn, status, url, span, head, ask.clipped)
+        expected = span[1]
     else:
         declared = head.get("content-length", "")
         if declared.isdigit() and int(declared) > ask.max_bytes:
@@ -96,6 +160,8 @@ def exchange(conn: http.client.HTTPConnection, ask: Ask, traffic: Traffic) -> Re
             raise RemoteSourceError(
                 url, f"{declared} bytes, above the {ask.max_bytes}-byte cap for this document"
             )
+        expected = int(declared) if declared.isdigit() else ask.max_bytes
+    WATCHDOG.extend(watch, limits.body_seconds(expected))
     body = read_body(conn, response, url, ask.max_bytes, head, traffic, strict=True)
     if span is not None and len(body) != span[1]:
         raise Retryable(url, f"truncated response: {len(body)} of {span[1]} bytes")

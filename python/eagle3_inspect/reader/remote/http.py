@@ -15,13 +15,15 @@ from __future__ import annotations
 import os
 import random
 import time
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import SplitResult, urljoin, urlsplit
 
 from eagle3_inspect.errors import RemoteSourceError
 from eagle3_inspect.reader.remote.exchange import (
     CONTENT_RANGE,
     REDIRECT_STATUS,
     Ask,
+    Limits,
+    RangeNotSatisfiable,
     Reply,
     Retryable,
     exchange,
@@ -30,6 +32,7 @@ from eagle3_inspect.reader.remote.pool import ConnectionPool
 from eagle3_inspect.reader.remote.traffic import Traffic
 
 MAX_REDIRECTS = 5
+MIN_RATE = 64 << 10  # bytes/s: a body slower than this (after the timeout's grace) is cut off
 MAX_WAIT = 60.0  # the longest Retry-After honoured; a longer one fails at once
 # A CDN location that refuses us has probably expired: go back through the original URL.
 STALE_LOCATION = {401, 403, 404, 410}
@@ -42,8 +45,22 @@ def _env_float(name: str, default: float) -> float:
         return default
 
 
-def _origin(url: str) -> tuple[str, str, int]:
+def _split(url: str, came_from: str | None = None) -> SplitResult:
+    """The parts of `url`, which must be an http(s) URL with a host and a valid port; else
+    RemoteSourceError naming it (and the URL that redirected to it)."""
+    by = f" (redirected to by {came_from})" if came_from else ""
     parts = urlsplit(url)
+    try:
+        parts.port  # noqa: B018 (raises ValueError for a port out of range or not a number)
+    except ValueError as exc:
+        raise RemoteSourceError(url, f"not a usable URL{by}: {exc}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise RemoteSourceError(url, f"only http:// and https:// URLs can be read{by}")
+    return parts
+
+
+def _origin(url: str) -> tuple[str, str, int]:
+    parts = _split(url)
     default = 443 if parts.scheme == "https" else 80
     return (parts.scheme, (parts.hostname or "").lower(), parts.port or default)
 
@@ -51,7 +68,9 @@ def _origin(url: str) -> tuple[str, str, int]:
 class Transport:
     """The HTTP client of one remote checkpoint. An `Authorization` header goes only to
     `auth_origin` (the endpoint's scheme, host and port: not to a CDN, nor over a downgrade to
-    http). Settings: E3_REMOTE_TIMEOUT (s), E3_REMOTE_RETRIES, E3_REMOTE_BACKOFF (s)."""
+    http). Settings: E3_REMOTE_TIMEOUT (s, per socket operation and for the headers),
+    E3_REMOTE_MIN_RATE (bytes/s a body must keep up: its deadline is the timeout plus its size at
+    that rate), E3_REMOTE_RETRIES, E3_REMOTE_BACKOFF (s)."""
 
     def __init__(
         self, traffic: Traffic, headers: dict[str, str] | None = None, auth_origin: str = ""
@@ -62,7 +81,9 @@ class Transport:
         self.auth_origin = _origin(auth_origin) if auth_origin else None
         self.attempts = max(1, int(_env_float("E3_REMOTE_RETRIES", 4)))
         self.backoff = _env_float("E3_REMOTE_BACKOFF", 0.5)
-        self.pool = ConnectionPool(_env_float("E3_REMOTE_TIMEOUT", 30.0))
+        timeout = _env_float("E3_REMOTE_TIMEOUT", 30.0)
+        self.limits = Limits(timeout, max(1.0, _env_float("E3_REMOTE_MIN_RATE", MIN_RATE)))
+        self.pool = ConnectionPool(timeout)
         self._located: dict[str, str] = {}  # URL -> where it redirected (dict ops are atomic)
 
     def get(self, url: str, *, max_bytes: int) -> Reply:
@@ -80,8 +101,8 @@ class Transport:
         from one ranged read. An empty file answers 416: size 0."""
         try:
             reply = self._with_retries(url, (0, length), length, clipped=True)
-        except RemoteSourceError as exc:
-            if exc.status == 416 and "*/0" in exc.reason:
+        except RangeNotSatisfiable as exc:
+            if exc.size == 0:  # `bytes */0`: an empty file (the reader then says ST001)
                 return b"", 0
             raise
         found = CONTENT_RANGE.match(reply.headers.get("content-range", ""))
@@ -129,13 +150,12 @@ class Transport:
             location = reply.headers.get("location")
             if not location:
                 raise RemoteSourceError(url, f"HTTP {reply.status} redirect without Location")
-            url = urljoin(url, location)
+            came_from, url = url, urljoin(url, location)
+            _split(url, came_from)
         raise RemoteSourceError(url, f"more than {MAX_REDIRECTS} redirects")
 
     def _once(self, url: str, span: tuple[int, int] | None, max_bytes: int, clipped: bool) -> Reply:
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise RemoteSourceError(url, "only http:// and https:// URLs can be read")
+        parts = _split(url)
         headers = {**self.headers, "Accept-Encoding": "identity"}
         if _origin(url) == self.auth_origin:
             headers.update(self.auth)  # never to a CDN or any other host we are redirected to
@@ -147,7 +167,7 @@ class Transport:
         conn = self.pool.acquire(key)
         finished = False  # the reply was read to its end, or the connection closed
         try:
-            reply = exchange(conn, ask, self.traffic)
+            reply = exchange(conn, ask, self.traffic, self.limits)
             finished = True
             return reply
         except (Retryable, RemoteSourceError):

@@ -5,39 +5,44 @@ holds for that commit are read from disk; the rest by range requests through our
 
 from __future__ import annotations
 
-import json
 import os
+import re
 from types import SimpleNamespace
 from typing import Any
 from urllib.parse import quote
 
-from eagle3_inspect._native import VERSION
+from eagle3_inspect._native import MAX_SHARDS, VERSION
+from eagle3_inspect.echo import clip
 from eagle3_inspect.errors import MissingDependencyError, RemoteSourceError
 from eagle3_inspect.reader.remote.files import local_file, remote_file
 from eagle3_inspect.reader.remote.http import Transport
 from eagle3_inspect.reader.remote.location import HubLocation
+from eagle3_inspect.reader.remote.model_info import RepoFile, read_model_info
 from eagle3_inspect.reader.remote.traffic import Traffic
 from eagle3_inspect.reader.source import SourceFile, SourceListing
+from eagle3_inspect.reader.untrusted import read_regular, resolves_inside
 
 INDEX = "model.safetensors.index.json"
 CONFIG = "config.json"
 # The model-info answer lists every file of the repo: generous, but bounded.
 MAX_INFO_BYTES = 64 << 20
 MAX_TEXT_BYTES = 64 << 20  # config.json / index: the reader applies its own, smaller, caps
+REFS_CAP = 4 << 10  # a cache `refs/*` file holds a 40-byte commit id
+# A revision as the cache names snapshot folders (the local reader's rule too).
+REVISION = re.compile(r"^[A-Za-z0-9._-]+$")
 
 
 def _hub() -> Any:
     """The pieces of huggingface_hub used here, imported explicitly (its package attributes are
     lazy)."""
     try:
-        from huggingface_hub import constants, get_token, hf_api, hf_hub_url, try_to_load_from_cache
+        from huggingface_hub import constants, get_token, hf_hub_url, try_to_load_from_cache
     except ImportError as exc:
         raise MissingDependencyError(
             "hf:// paths need huggingface_hub: pip install 'eagle3-inspect[hub]'"
         ) from exc
     return SimpleNamespace(
         constants=constants,
-        ModelInfo=hf_api.ModelInfo,
         hf_hub_url=hf_hub_url,
         try_to_load_from_cache=try_to_load_from_cache,
         get_token=get_token,
@@ -75,21 +80,33 @@ def _offline(hub: Any) -> bool:
 
 def offline_listing(hub: Any, location: HubLocation) -> SourceListing:
     """With HF_HUB_OFFLINE: the cached snapshot of the revision, read from disk (no request); a
-    partial snapshot shows as the usual IX001 findings for the shards it lacks."""
+    partial snapshot shows as the usual IX001 findings for the shards it lacks. The cache is held
+    to the local reader's rules: `refs/*` read up to 4 KiB and naming a plain revision, and every
+    file resolving inside the `models--org--name` folder (else IX010, one line, nothing read)."""
     cache = _cache_dir(hub)
     repo_dir = os.path.join(cache, "models--" + location.repo_id.replace("/", "--"))
     revision = location.revision or "main"
     ref = os.path.join(repo_dir, "refs", revision)
     commit = revision
+    boundary = os.path.realpath(repo_dir)
     if os.path.isfile(ref):
-        with open(ref, encoding="utf-8") as f:
-            commit = f.read().strip()
+        if not resolves_inside(ref, boundary):
+            raise RemoteSourceError(ref, "the link leads outside the cache repository (IX010)")
+        commit = read_regular(ref, REFS_CAP).decode("utf-8", errors="replace").strip()
+    if not REVISION.match(commit) or commit in (".", ".."):
+        raise RemoteSourceError(ref, f"names the snapshot {clip(repr(commit), 80)}, not a revision")
     folder = os.path.join(repo_dir, "snapshots", commit, location.subfolder)
     if not os.path.isdir(folder):
         raise RemoteSourceError(
             location.given, f"HF_HUB_OFFLINE is set and {cache} holds no snapshot of it"
         )
     names = sorted(n for n in os.listdir(folder) if os.path.isfile(os.path.join(folder, n)))
+    for name in names:
+        if not resolves_inside(os.path.join(folder, name), boundary):
+            raise RemoteSourceError(
+                os.path.join(folder, name),
+                f"the link leads outside the cache repository {boundary} (IX010); not read",
+            )
     files = [local_file(n, os.path.join(folder, n)) for n in names if n.endswith(".safetensors")]
 
     def text(name: str) -> tuple[str, str] | None:
@@ -114,21 +131,23 @@ def hub_listing(location: HubLocation, traffic: Traffic) -> SourceListing:
     revision = location.revision or "main"
     api = f"{endpoint}/api/models/{location.repo_id}/revision/{quote(revision, safe='')}"
     reply = transport.get(f"{api}?blobs=true", max_bytes=MAX_INFO_BYTES)
-    try:
-        info = hub.ModelInfo(**json.loads(reply.body))
-    except (ValueError, TypeError, KeyError) as exc:
-        raise RemoteSourceError(api, f"unreadable model info: {exc}") from None
-    commit = info.sha
-    if not commit:
-        raise RemoteSourceError(api, "model info without a commit id (sha)")
+    info = read_model_info(reply.body, api, MAX_INFO_BYTES)
+    commit = info.commit
     prefix = f"{location.subfolder}/" if location.subfolder else ""
     sizes = {
-        s.rfilename[len(prefix) :]: s.size
-        for s in info.siblings or []
-        if s.rfilename.startswith(prefix) and "/" not in s.rfilename[len(prefix) :]
+        f.path[len(prefix) :]: f.size
+        for f in info.files
+        if f.path.startswith(prefix) and "/" not in f.path[len(prefix) :]
     }
     if not any(n.endswith(".safetensors") or n == CONFIG for n in sizes):
-        raise RemoteSourceError(api, _nothing_here(location, commit, info.siblings or []))
+        raise RemoteSourceError(api, _nothing_here(location, commit, info.files))
+    shards = sum(n.endswith(".safetensors") for n in sizes)
+    if shards > MAX_SHARDS:
+        raise RemoteSourceError(
+            location.root,
+            f"holds {shards} .safetensors files, more than the {MAX_SHARDS} one checkpoint may "
+            "have; refusing to open them",
+        )
     cache = _cache_dir(hub)
 
     def source(name: str) -> SourceFile:
@@ -156,15 +175,15 @@ def hub_listing(location: HubLocation, traffic: Traffic) -> SourceListing:
     return SourceListing(location.given, location.root, files, text(INDEX), text(CONFIG))
 
 
-def _nothing_here(location: HubLocation, commit: str, siblings: list[Any]) -> str:
+def _nothing_here(location: HubLocation, commit: str, files: list[RepoFile]) -> str:
     """The message for a folder with neither weights nor config, naming the subfolders that have
     weights (a drafter is often published under one)."""
     prefix = f"{location.subfolder}/" if location.subfolder else ""
     below = sorted(
         {
-            s.rfilename[len(prefix) :].rsplit("/", 1)[0]
-            for s in siblings
-            if s.rfilename.startswith(prefix) and s.rfilename.endswith(".safetensors")
+            f.path[len(prefix) :].rsplit("/", 1)[0]
+            for f in files
+            if f.path.startswith(prefix) and f.path.endswith(".safetensors")
         }
     )
     message = f"no .safetensors files or config.json in {location.root} at commit {commit}"

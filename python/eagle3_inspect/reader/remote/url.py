@@ -5,15 +5,16 @@ beside the file (a 404 means none). A shard's size comes from its first ranged r
 
 from __future__ import annotations
 
-import json
 import re
 
+from eagle3_inspect._native import MAX_SHARDS
 from eagle3_inspect.errors import RemoteSourceError
 from eagle3_inspect.reader.remote.files import remote_file
 from eagle3_inspect.reader.remote.http import Transport
 from eagle3_inspect.reader.remote.location import UrlLocation
 from eagle3_inspect.reader.remote.traffic import Traffic
 from eagle3_inspect.reader.source import SourceFile, SourceListing
+from eagle3_inspect.reader.untrusted import UntrustedInputError, parse_object
 
 MAX_TEXT_BYTES = 64 << 20
 PLAIN_NAME = re.compile(r"^[^/\\]+\.safetensors$")
@@ -32,8 +33,16 @@ def url_listing(location: UrlLocation, traffic: Traffic) -> SourceListing:
         return SourceListing(location.given, location.base, files, None, config)
     reply = transport.get(location.url, max_bytes=MAX_TEXT_BYTES)
     text = reply.body.decode("utf-8", errors="replace")
+    names = _shard_names(text)
+    if len(names) > MAX_SHARDS:
+        # Refused before a shard is requested: 300,000 names must not cost 300,000 requests.
+        raise RemoteSourceError(
+            location.url,
+            f"names {len(names)} .safetensors files, more than the {MAX_SHARDS} one checkpoint "
+            "may have; refusing to open them",
+        )
     files: list[SourceFile] = []
-    for name in sorted(_shard_names(text)):
+    for name in sorted(names):
         try:
             files.append(_probe(transport, name, f"{location.base}/{name}"))
         except RemoteSourceError as exc:
@@ -46,8 +55,8 @@ def url_listing(location: UrlLocation, traffic: Traffic) -> SourceListing:
 def _shard_names(text: str) -> set[str]:
     """Plain shard names from the index (the reader judges the index itself: IX findings)."""
     try:
-        weight_map = json.loads(text).get("weight_map")
-    except (ValueError, AttributeError):
+        weight_map = parse_object(text, "index", MAX_TEXT_BYTES).get("weight_map")
+    except UntrustedInputError:
         return set()
     if not isinstance(weight_map, dict):
         return set()

@@ -17,6 +17,7 @@ from eagle3_inspect.rules.en.configcheck import (
     check_rejects,
     served_architecture,
 )
+from eagle3_inspect.rules.en.contract import check_contract
 from eagle3_inspect.rules.en.emit import finding
 from eagle3_inspect.rules.en.fcwidth import check_fc_width
 from eagle3_inspect.rules.en.fold import fold_under_refusal
@@ -29,8 +30,8 @@ def check_engine(
     profile: EngineProfile, tensors: Mapping[str, TensorInfo], config: dict | None
 ) -> list[Finding]:
     """Dropped tensors, random parameters, refused configs, unserved architecture, ignored fields,
-    norm-flag mismatches and the fc width for one engine profile. Aux ids and target capture
-    are separate."""
+    norm-flag mismatches, the fc width and the config contract for one engine profile. Aux ids
+    and target capture are separate."""
     served = served_architecture(profile, config) if config is not None else None
     if served is not None and served in profile.unprofiled_draft_architectures:
         return [
@@ -49,6 +50,7 @@ def check_engine(
         findings += check_ignored(profile, config)
         findings += check_norm_flags(profile, config, tensors.keys())
         findings += check_fc_width(profile, tensors, config)
+        findings += check_contract(profile, config)
     return findings
 
 
@@ -75,10 +77,11 @@ def check_all(
     tensors: Mapping[str, TensorInfo],
     config: dict | None,
     target: TargetInfo | dict[str, Any] | None = None,
+    fold: bool = True,
 ) -> list[Finding]:
     """`check_engine` plus aux-id and capture checks against an optional target (its typed
     `TargetInfo`, or a parsed target config.json, read the same way), folded under a refusal
-    when the engine refuses the drafter (`fold.py`)."""
+    when the engine refuses the drafter (`fold.py`; `fold=False`: every finding)."""
     findings = check_engine(profile, tensors, config)
     if isinstance(target, dict):
         target = read_target_config(target)
@@ -87,4 +90,4 @@ def check_all(
     findings += check_aux_layer_ids(profile, config, layers, archs[0] if archs else None)
     if target is not None:
         findings += check_target_capture(profile, archs)
-    return fold_under_refusal(findings)
+    return fold_under_refusal(findings) if fold else findings

@@ -1,6 +1,9 @@
-//! Containment of paths that come from file contents (index `weight_map` entries, HF cache
-//! `refs/*`, snapshot links): they must stay inside the checkpoint's root, or they are an IX010
-//! finding and are never opened (so no byte of a file outside a checkpoint is ever echoed).
+//! Containment: the one rule for every path a local checkpoint is made of. Names read from file
+//! contents (index `weight_map` entries, HF cache `refs/*`) must be plain relative paths, and
+//! every file opened (shards, index, config; `fix`'s side files through the binding) must
+//! resolve, symlinks followed, inside the checkpoint's boundary: its directory, or for a
+//! Hugging Face cache snapshot its `models--org--name` repository. Anything else is an IX010
+//! finding and is never opened (so no byte of a file outside a checkpoint is ever echoed).
 
 use crate::finding::{Finding, Severity};
 use std::path::{Component, Path, PathBuf};
@@ -24,6 +27,23 @@ pub fn resolves_inside(path: &Path, boundary: &Path) -> bool {
         Ok(real) => real.starts_with(boundary),
         Err(_) => true,
     }
+}
+
+/// The directory every file of the local checkpoint rooted at `root` must resolve inside: `root`
+/// itself (canonical), or, when `root` is a Hugging Face cache snapshot or a folder inside one
+/// (`models--org--name/snapshots/REV[/SUB]`), that `models--org--name` repository, which holds
+/// the `blobs/` its snapshot links lead to.
+pub fn boundary_of(root: &Path) -> PathBuf {
+    let root = canonical(root);
+    let repo = root.ancestors().skip(1).find_map(|dir| {
+        let repo = dir.parent()?;
+        let is_repo = repo
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("models--"));
+        (dir.file_name()? == "snapshots" && is_repo).then(|| repo.to_path_buf())
+    });
+    repo.unwrap_or(root)
 }
 
 /// The IX010 finding for `what` (how the file names the path) read from `source`.
@@ -60,6 +80,24 @@ mod tests {
         ] {
             assert!(!is_plain_relative(bad), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_snapshot_is_bounded_by_its_repository() {
+        let outer = tempfile::tempdir().unwrap();
+        let repo = outer.path().join("models--org--name");
+        let snap = repo.join("snapshots").join("abc");
+        std::fs::create_dir_all(snap.join("sub")).unwrap();
+        let repo = canonical(&repo);
+        assert_eq!(boundary_of(&snap), repo);
+        assert_eq!(boundary_of(&snap.join("sub")), repo);
+        assert_eq!(
+            boundary_of(&repo.join("snapshots")),
+            canonical(&repo.join("snapshots"))
+        );
+        let plain = outer.path().join("plain");
+        std::fs::create_dir(&plain).unwrap();
+        assert_eq!(boundary_of(&plain), canonical(&plain));
     }
 
     #[test]

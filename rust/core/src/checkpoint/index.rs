@@ -1,80 +1,32 @@
-//! `model.safetensors.index.json`: parsing, and reconciling it with the shards' headers (`IX`).
+//! `model.safetensors.index.json`: the parsed index (see `index_parse`), and reconciling it with
+//! the shards' headers (`IX`) at a bounded cost per entry: one hash lookup each, and a finding
+//! built only for the first [`super::capped::LISTED_PER_FILE`] of each code.
 
+use super::capped::Capped;
+pub use super::index_parse::{parse_index, read_index};
 use super::plan::Plan;
 use crate::finding::{Finding, Severity};
 use crate::shard::Shard;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::hash_map::Entry;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The parts of an index file that matter here.
 #[derive(Debug, Clone, Default)]
 pub struct Index {
     /// The index file.
     pub path: PathBuf,
-    /// Tensor name -> shard file name (relative to the index's directory).
-    pub weight_map: BTreeMap<String, String>,
+    /// Tensor name -> shard file name (relative to the index's directory; each distinct name
+    /// stored once, however many entries repeat it).
+    pub weight_map: BTreeMap<String, Arc<str>>,
     /// `metadata.total_size`, when present and an integer.
     pub total_size: Option<u64>,
 }
 
-/// Reads and parses an index file; problems are IX007 findings and give `None`.
-pub fn read_index(path: &Path, findings: &mut Vec<Finding>) -> Option<Index> {
-    match crate::regular::read_capped_text(path, crate::regular::INDEX_CAP) {
-        Ok(text) => parse_index(path, &text, findings),
-        Err(err) => {
-            let why = format!("cannot read the sharding index: {err}");
-            findings.push(Finding::new("IX007", Severity::Error, why).file(path));
-            None
-        }
-    }
-}
-
-/// Parses the text of the index file `path`; problems are IX007 findings and give `None`.
-pub fn parse_index(path: &Path, text: &str, findings: &mut Vec<Finding>) -> Option<Index> {
-    let fail = |findings: &mut Vec<Finding>, why: String| {
-        findings.push(Finding::new("IX007", Severity::Error, why).file(path));
-        None
-    };
-    let value: serde_json::Value = match serde_json::from_str(text) {
-        Ok(v) => v,
-        Err(err) => return fail(findings, format!("sharding index is not valid JSON: {err}")),
-    };
-    let Some(map) = value.get("weight_map").and_then(|m| m.as_object()) else {
-        return fail(
-            findings,
-            "sharding index has no \"weight_map\" object".into(),
-        );
-    };
-    let mut weight_map = BTreeMap::new();
-    for (name, file) in map {
-        match file.as_str() {
-            Some(file) => {
-                weight_map.insert(name.clone(), file.to_owned());
-            }
-            None => findings.push(
-                Finding::new(
-                    "IX007",
-                    Severity::Error,
-                    format!("weight_map[{name:?}] is {file}, not a file name"),
-                )
-                .file(path)
-                .tensor(name),
-            ),
-        }
-    }
-    let total_size = value
-        .pointer("/metadata/total_size")
-        .and_then(serde_json::Value::as_u64);
-    Some(Index {
-        path: path.to_owned(),
-        weight_map,
-        total_size,
-    })
-}
-
 /// The shard files an index names, in name order.
 pub fn named_shards(index: &Index) -> BTreeSet<&str> {
-    index.weight_map.values().map(String::as_str).collect()
+    index.weight_map.values().map(|f| &**f).collect()
 }
 
 fn file_name(path: &Path) -> String {
@@ -83,75 +35,148 @@ fn file_name(path: &Path) -> String {
         .unwrap_or_default()
 }
 
-/// IX001-IX006: reconciles the index with the shards that were opened. O(n log n) in the
-/// number of index entries, tensors and files.
-pub(super) fn reconcile(index: &Index, shards: &[Shard], plan: &Plan, out: &mut Vec<Finding>) {
-    let mut per_shard: BTreeMap<&str, usize> = BTreeMap::new();
-    for file in index.weight_map.values() {
-        *per_shard.entry(file.as_str()).or_default() += 1;
+/// Where each tensor name lives: the first shard holding it, and (rarely) the others.
+struct Holders<'s> {
+    first: HashMap<&'s str, (usize, bool)>,
+    more: BTreeMap<&'s str, Vec<usize>>,
+}
+
+impl<'s> Holders<'s> {
+    fn of(shards: &'s [Shard]) -> Self {
+        let mut first = HashMap::new();
+        let mut more: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        for (s, shard) in shards.iter().enumerate() {
+            for entry in shard.header.iter().flat_map(|h| &h.tensors) {
+                match first.entry(entry.name.as_str()) {
+                    Entry::Vacant(slot) => {
+                        slot.insert((s, false));
+                    }
+                    Entry::Occupied(held) => more
+                        .entry(&entry.name)
+                        .or_insert_with(|| vec![held.get().0])
+                        .push(s),
+                }
+            }
+        }
+        Holders { first, more }
     }
-    for name in &plan.missing {
-        let count = per_shard.get(name.as_str()).copied().unwrap_or(0);
-        out.push(
-            Finding::new(
-                "IX001",
-                Severity::Error,
-                format!("shard {name:?} named by the index ({count} tensors) does not exist"),
-            )
-            .file(index.path.clone()),
-        );
-    }
-    let mut holders: BTreeMap<&str, Vec<&Shard>> = BTreeMap::new();
-    for shard in shards {
-        for entry in shard.header.iter().flat_map(|h| &h.tensors) {
-            holders.entry(&entry.name).or_default().push(shard);
+
+    /// Every shard holding `name`, in shard order.
+    fn all(&self, name: &str) -> Vec<usize> {
+        match self.more.get(name) {
+            Some(all) => all.clone(),
+            None => self.first.get(name).map(|h| vec![h.0]).unwrap_or_default(),
         }
     }
+}
+
+/// IX001-IX006: reconciles the index with the shards that were opened. Linear in the number of
+/// index entries and tensors (one hash lookup each), plus a sort of the names it reports.
+pub(super) fn reconcile(index: &Index, shards: &[Shard], plan: &Plan, out: &mut Vec<Finding>) {
+    if !plan.missing.is_empty() {
+        let mut per_shard: HashMap<&str, usize> =
+            plan.missing.iter().map(|m| (m.as_str(), 0)).collect();
+        for file in index.weight_map.values() {
+            if let Some(count) = per_shard.get_mut(&**file) {
+                *count += 1;
+            }
+        }
+        let mut capped = Capped::new(out);
+        for name in &plan.missing {
+            let count = per_shard[name.as_str()];
+            capped.push("IX001", &index.path, || {
+                Finding::new(
+                    "IX001",
+                    Severity::Error,
+                    format!("shard {name:?} named by the index ({count} tensors) does not exist"),
+                )
+                .file(index.path.clone())
+            });
+        }
+        capped.finish();
+    }
+    let names: Vec<String> = shards.iter().map(|s| file_name(&s.path)).collect();
+    let skipped: HashSet<&str> = plan
+        .missing
+        .iter()
+        .chain(&plan.escaped)
+        .map(String::as_str)
+        .collect();
+    let mut holders = Holders::of(shards);
+    let mut capped = Capped::new(out);
     for (name, file) in &index.weight_map {
-        if plan.missing.contains(file) || plan.escaped.contains(file) {
+        if !skipped.is_empty() && skipped.contains(&**file) {
             continue;
         }
-        let found_in: Vec<String> = holders
-            .get(name.as_str())
-            .map_or_else(Vec::new, |v| v.iter().map(|s| file_name(&s.path)).collect());
-        if !found_in.contains(file) {
-            let elsewhere = if found_in.is_empty() {
-                String::new()
-            } else {
-                format!(" (it is in {})", found_in.join(", "))
-            };
-            out.push(
+        let holds = |s: usize| names[s] == **file;
+        let found = match holders.first.get_mut(name.as_str()) {
+            Some(held) => {
+                held.1 = true;
+                holds(held.0)
+                    || holders
+                        .more
+                        .get(name.as_str())
+                        .is_some_and(|all| all.iter().any(|&s| holds(s)))
+            }
+            None => false,
+        };
+        if !found {
+            let found_in: Vec<&str> = holders
+                .all(name)
+                .into_iter()
+                .map(|s| names[s].as_str())
+                .collect();
+            capped.push("IX002", &index.path, || {
+                let elsewhere = if found_in.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (it is in {})", found_in.join(", "))
+                };
                 Finding::new("IX002", Severity::Error, format!("weight_map puts {name:?} in {file:?} but that shard has no such tensor{elsewhere}"))
                     .file(index.path.clone())
-                    .tensor(name),
-            );
+                    .tensor(name)
+            });
         }
     }
-    for (name, in_shards) in &holders {
-        if in_shards.len() > 1 {
-            let files: Vec<String> = in_shards.iter().map(|s| file_name(&s.path)).collect();
-            out.push(
-                Finding::new(
-                    "IX004",
-                    Severity::Error,
-                    format!(
-                        "tensor {name:?} is stored in {} shards: {}",
-                        files.len(),
-                        files.join(", ")
-                    ),
-                )
-                .file(in_shards[1].path.clone())
-                .tensor(*name),
-            );
-        }
-        if !index.weight_map.contains_key(*name) {
-            out.push(
+    // Tensors stored twice (IX004) or missing from the index (IX003), in name order as a
+    // loader would meet them (IX004 first for a name that is both).
+    let mut reported: Vec<(&str, bool)> = holders.more.keys().map(|n| (*n, false)).collect();
+    reported.extend(
+        holders
+            .first
+            .iter()
+            .filter(|(name, held)| !held.1 && !index.weight_map.contains_key(**name))
+            .map(|(name, _)| (*name, true)),
+    );
+    reported.sort_unstable();
+    for (name, unindexed) in reported {
+        let all = holders.all(name);
+        if unindexed {
+            let path = &shards[all[0]].path;
+            capped.push("IX003", path, || {
                 Finding::new("IX003", Severity::Error, format!("tensor {name:?} is in the shard but not in the index's weight_map; index-based loaders never load it"))
-                    .file(in_shards[0].path.clone())
-                    .tensor(*name),
-            );
+                    .file(path.clone())
+                    .tensor(name)
+            });
+            continue;
         }
+        let path = &shards[all[1]].path;
+        capped.push("IX004", path, || {
+            let files: Vec<&str> = all.iter().map(|&s| names[s].as_str()).collect();
+            Finding::new(
+                "IX004",
+                Severity::Error,
+                format!(
+                    "tensor {name:?} is stored in {} shards: {}",
+                    files.len(),
+                    files.join(", ")
+                ),
+            )
+            .file(path.clone())
+            .tensor(name)
+        });
     }
+    capped.finish();
     for path in &plan.stray {
         out.push(
             Finding::new("IX005", Severity::Warning, format!("{} is in the checkpoint directory but the index never names it (stray or duplicate shard?)", file_name(path)))

@@ -3,7 +3,8 @@
 //! the same size caps and findings as files on disk.
 
 use super::index::{self, Index};
-use super::FileSet;
+use super::{too_many_shards, FileSet, MAX_SHARDS};
+use crate::error::Result;
 use crate::finding::{Finding, Severity};
 use crate::regular::{CONFIG_CAP, INDEX_CAP};
 use crate::source::RangeSource;
@@ -26,10 +27,16 @@ pub struct Listing {
     pub config: Option<(String, String)>,
 }
 
+/// Each listed file's source, by the path it has in the file set.
+type Sources = HashMap<PathBuf, Arc<dyn RangeSource>>;
+
 /// The file set a directory holding the listed files would have, and each file's source by
 /// path. A name that is not a plain relative path is never joined onto the root: it is an
-/// IX010 finding, as for an index entry.
-pub(super) fn file_set(listing: &Listing) -> (FileSet, HashMap<PathBuf, Arc<dyn RangeSource>>) {
+/// IX010 finding, as for an index entry. More than [`MAX_SHARDS`] files are refused.
+pub(super) fn file_set(listing: &Listing) -> Result<(FileSet, Sources)> {
+    if listing.files.len() > MAX_SHARDS {
+        return Err(too_many_shards(&listing.root, "lists", listing.files.len()));
+    }
     let mut sources = HashMap::new();
     let mut files = Vec::new();
     let mut findings = Vec::new();
@@ -55,9 +62,10 @@ pub(super) fn file_set(listing: &Listing) -> (FileSet, HashMap<PathBuf, Arc<dyn 
         config: listing.config.as_ref().map(|(n, _)| listing.root.join(n)),
         boundary: listing.root.clone(),
         links_must_stay_inside: false,
+        explicit: None,
         findings,
     };
-    (file_set, sources)
+    Ok((file_set, sources))
 }
 
 /// Parses a listed index's text under the cap a file on disk has.

@@ -1,16 +1,37 @@
 //! The checkpoint model: every shard of a checkpoint opened in parallel, one logical tensor
 //! table across shards, the config text, and the `ST` + `IX` findings.
 
+mod capped;
 mod changed;
 mod contain;
 mod index;
+mod index_parse;
 mod listing;
 mod plan;
 mod resolve;
 
+pub use contain::{boundary_of, resolves_inside};
 pub use index::Index;
 pub use listing::Listing;
 pub use resolve::{resolve, FileSet};
+
+/// The most shard files one checkpoint may have (found in its directory, named by its index, or
+/// listed remotely). The largest published checkpoints have a few hundred; past this the open is
+/// refused before a single shard is opened or requested, so a hostile index of 300,000 names
+/// costs neither 300,000 requests nor a mapping per name.
+pub const MAX_SHARDS: usize = 16_384;
+
+/// The error for a checkpoint of more than [`MAX_SHARDS`] files; `what` says where they are
+/// named ("holds", "names").
+pub(crate) fn too_many_shards(path: &Path, what: &str, count: usize) -> Error {
+    Error::InvalidCheckpoint {
+        path: path.to_owned(),
+        reason: format!(
+            "{what} {count} .safetensors files, more than the {MAX_SHARDS} one checkpoint may \
+             have; refusing to open them"
+        ),
+    }
+}
 
 use crate::error::{Error, Result};
 use crate::finding::{Finding, Severity};
@@ -65,12 +86,8 @@ impl Checkpoint {
         let file_set = resolve(path)?;
         let mut findings = Vec::new();
         let index = file_set.index.as_deref().and_then(|p| {
-            if file_set.links_must_stay_inside && !contain::resolves_inside(p, &file_set.boundary) {
-                findings.push(contain::escape_finding(
-                    p,
-                    "the snapshot link",
-                    &file_name(p),
-                ));
+            if !file_set.admits(p) {
+                findings.push(contain::escape_finding(p, "the link", &file_name(p)));
                 return None;
             }
             index::read_index(p, &mut findings)
@@ -113,7 +130,7 @@ impl Checkpoint {
     }
 
     fn assemble_listing(listing: Listing, progress: &dyn Progress) -> Result<Checkpoint> {
-        let (file_set, sources) = listing::file_set(&listing);
+        let (file_set, sources) = listing::file_set(&listing)?;
         let mut findings = Vec::new();
         let index = listing.index.as_ref().and_then(|(name, text)| {
             let path = listing.root.join(name);
@@ -187,7 +204,7 @@ fn assemble(
     open_shard: &(dyn Fn(&Path) -> Result<Shard> + Sync),
     read_config: &dyn Fn(&FileSet, &mut Vec<Finding>) -> Option<String>,
 ) -> Result<Checkpoint> {
-    let plan = plan::plan_files(&file_set, index.as_ref(), exists);
+    let plan = plan::plan_files(&file_set, index.as_ref(), exists)?;
     findings.extend(file_set.findings.iter().cloned());
     findings.extend(plan.findings.iter().cloned());
     let opened: Vec<Result<Shard>> = plan.open.par_iter().map(|p| open_shard(p)).collect();
@@ -254,7 +271,7 @@ fn logical_tensors(shards: &[Shard], index: Option<&Index>) -> BTreeMap<String, 
         let preferred = |name: &str| {
             index
                 .and_then(|i| i.weight_map.get(name))
-                .is_some_and(|f| *f == file_name(&shard.path))
+                .is_some_and(|f| **f == *file_name(&shard.path))
         };
         for (e, entry) in header.tensors.iter().enumerate() {
             let loc = TensorLocation { shard: s, entry: e };
@@ -275,12 +292,8 @@ fn logical_tensors(shards: &[Shard], index: Option<&Index>) -> BTreeMap<String, 
 
 fn read_config(file_set: &FileSet, findings: &mut Vec<Finding>) -> Option<String> {
     let path = file_set.config.as_ref()?;
-    if file_set.links_must_stay_inside && !contain::resolves_inside(path, &file_set.boundary) {
-        findings.push(contain::escape_finding(
-            path,
-            "the snapshot link",
-            "config.json",
-        ));
+    if !file_set.admits(path) {
+        findings.push(contain::escape_finding(path, "the link", "config.json"));
         return None;
     }
     match crate::regular::read_capped_text(path, crate::regular::CONFIG_CAP) {

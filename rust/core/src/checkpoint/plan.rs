@@ -1,9 +1,11 @@
 //! Which files to open: every `.safetensors` file of the set, or the shards the index names
 //! (sorting out the missing ones, the ones that lead outside the checkpoint, and the strays).
 
-use super::contain::{escape_finding, is_plain_relative, resolves_inside};
+use super::capped::Capped;
+use super::contain::{escape_finding, is_plain_relative};
 use super::index::{self, Index};
-use super::FileSet;
+use super::{too_many_shards, FileSet, MAX_SHARDS};
+use crate::error::Result;
 use crate::finding::Finding;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -24,38 +26,40 @@ pub(super) struct Plan {
 }
 
 /// Plans the files to open; `exists` says whether a path names a file of the checkpoint. O(n log n)
-/// in the number of index entries and files.
+/// in the number of index entries and files. An index naming more than [`MAX_SHARDS`] shards is
+/// refused before any of them is looked at.
 pub(super) fn plan_files(
     file_set: &FileSet,
     index: Option<&Index>,
     exists: &dyn Fn(&Path) -> bool,
-) -> Plan {
+) -> Result<Plan> {
     let Some(index) = index else {
         let mut plan = Plan::default();
         for path in &file_set.files {
-            if file_set.links_must_stay_inside && !resolves_inside(path, &file_set.boundary) {
+            if !file_set.admits(path) {
                 let shown = path.file_name().unwrap_or_default().to_string_lossy();
-                plan.findings
-                    .push(escape_finding(path, "the snapshot link", &shown));
+                plan.findings.push(escape_finding(path, "the link", &shown));
             } else {
                 plan.open.push(path.clone());
             }
         }
-        return plan;
+        return Ok(plan);
     };
+    let names = index::named_shards(index);
+    if names.len() > MAX_SHARDS {
+        return Err(too_many_shards(&index.path, "names", names.len()));
+    }
     let base = index.path.parent().unwrap_or(&file_set.root);
     let mut plan = Plan::default();
     let mut named = BTreeSet::new();
-    for name in index::named_shards(index) {
+    let mut escapes = Capped::new(&mut plan.findings);
+    for name in names {
         let path = base.join(name);
-        let inside = is_plain_relative(name)
-            && (!file_set.links_must_stay_inside || resolves_inside(&path, &file_set.boundary));
+        let inside = is_plain_relative(name) && file_set.admits(&path);
         if !inside {
-            plan.findings.push(escape_finding(
-                &index.path,
-                "weight_map names the shard",
-                name,
-            ));
+            escapes.push("IX010", &index.path, || {
+                escape_finding(&index.path, "weight_map names the shard", name)
+            });
             plan.escaped.insert(name.to_owned());
         } else if exists(&path) {
             named.insert(path.clone());
@@ -64,11 +68,12 @@ pub(super) fn plan_files(
             plan.missing.insert(name.to_owned());
         }
     }
+    escapes.finish();
     plan.stray = file_set
         .files
         .iter()
         .filter(|p| !named.contains(*p))
         .cloned()
         .collect();
-    plan
+    Ok(plan)
 }

@@ -1,7 +1,7 @@
 //! Path resolution: which files make up the checkpoint at a path (single file, directory,
 //! sharded directory with an index, Hugging Face cache repo or snapshot).
 
-use super::contain::{canonical, escape_finding, resolves_inside};
+use super::contain::{boundary_of, canonical, escape_finding, resolves_inside};
 use crate::error::{Error, Result};
 use crate::finding::Finding;
 use crate::regular::{read_capped_text, REFS_CAP};
@@ -19,13 +19,16 @@ pub struct FileSet {
     pub files: Vec<PathBuf>,
     /// `config.json` beside the weights, when present.
     pub config: Option<PathBuf>,
-    /// The directory that paths read from file contents must stay inside (canonical): the root,
-    /// or for the Hugging Face cache the repo folder `models--org--name` (holding `blobs/`).
+    /// The directory every file must resolve inside (canonical): the root, or for the Hugging
+    /// Face cache the repo folder `models--org--name` (holding `blobs/`). See [`FileSet::admits`].
     pub boundary: PathBuf,
-    /// True in the Hugging Face cache, whose snapshot files are links into `blobs/`: every file
-    /// must then resolve inside `boundary`. In a plain directory, links the user placed are
-    /// followed wherever they go (only names read from files are held to the boundary).
+    /// True for files on this machine: each one (shard, index, config), symlinks followed, must
+    /// resolve inside `boundary`, whether the directory is a Hugging Face snapshot (whose files
+    /// link into `blobs/`) or a plain directory. False for a listing, whose files are not paths.
     pub links_must_stay_inside: bool,
+    /// The file the user named (a `.safetensors` file or an index), read wherever its link leads:
+    /// what was given is inside what was given.
+    pub explicit: Option<PathBuf>,
     /// IX010 findings met while resolving (a `refs/main` that leads outside the repo).
     pub findings: Vec<Finding>,
 }
@@ -53,8 +56,9 @@ pub fn resolve(path: &Path) -> Result<FileSet> {
                 files: safetensors_files(&root)?,
                 config: config_in(&root),
                 index: Some(path.to_owned()),
-                boundary: canonical(&root),
-                links_must_stay_inside: false,
+                boundary: boundary_of(&root),
+                links_must_stay_inside: true,
+                explicit: Some(path.to_owned()),
                 findings: Vec::new(),
                 root,
             });
@@ -66,8 +70,9 @@ pub fn resolve(path: &Path) -> Result<FileSet> {
             config: config_in(&root),
             index: None,
             files: vec![path.to_owned()],
-            boundary: canonical(&root),
-            links_must_stay_inside: false,
+            boundary: boundary_of(&root),
+            links_must_stay_inside: true,
+            explicit: Some(path.to_owned()),
             findings: Vec::new(),
             root,
         });
@@ -88,11 +93,28 @@ pub fn resolve(path: &Path) -> Result<FileSet> {
         config: config_in(&root),
         index,
         files,
-        boundary: canonical(if in_hf_cache { path } else { &root }),
-        links_must_stay_inside: in_hf_cache,
+        boundary: if in_hf_cache {
+            canonical(path)
+        } else {
+            boundary_of(&root)
+        },
+        links_must_stay_inside: true,
+        explicit: None,
         findings,
         root,
     })
+}
+
+impl FileSet {
+    /// The containment rule (one for plain directories, HF snapshots and `fix`'s copying): true
+    /// when the file at `path` may be opened, i.e. it is the file the user named, or it resolves
+    /// inside [`FileSet::boundary`] (a path that cannot be resolved counts as inside: opening it
+    /// then fails on its own, reading nothing).
+    pub fn admits(&self, path: &Path) -> bool {
+        !self.links_must_stay_inside
+            || self.explicit.as_deref() == Some(path)
+            || resolves_inside(path, &self.boundary)
+    }
 }
 
 fn config_in(root: &Path) -> Option<PathBuf> {
@@ -110,11 +132,16 @@ fn list(dir: &Path) -> Result<Vec<PathBuf>> {
     Ok(names)
 }
 
+/// The `.safetensors` files in `dir`, sorted; more than [`super::MAX_SHARDS`] are refused.
 fn safetensors_files(dir: &Path) -> Result<Vec<PathBuf>> {
-    Ok(list(dir)?
+    let files: Vec<PathBuf> = list(dir)?
         .into_iter()
         .filter(|p| p.extension().is_some_and(|e| e == "safetensors"))
-        .collect())
+        .collect();
+    if files.len() > super::MAX_SHARDS {
+        return Err(super::too_many_shards(dir, "holds", files.len()));
+    }
+    Ok(files)
 }
 
 fn find_index(dir: &Path) -> Result<Option<PathBuf>> {

@@ -1,6 +1,7 @@
 //! [`compare_pairs`]: plans the pairs (see `plan`), runs a memcmp-first pass over all chunks in
-//! parallel, revisits the identical chunks of pairs that turned out to differ elsewhere (to add
-//! their norms), then merges each pair's chunks in order.
+//! parallel (an identical chunk of a pair already seen to differ gets its norms at once, while
+//! its bytes are in cache), revisits the identical chunks seen before their pair was known to
+//! differ (to add their norms), then merges each pair's chunks in order.
 
 use super::accum::Acc;
 use super::kernel::{byte_at, compare_chunk, equal_chunk, Scratch};
@@ -8,6 +9,7 @@ use super::plan::{plan_items, validate, Item, Plan};
 use super::types::{DiffOptions, PairDiff, PairStatus, PairTask};
 use crate::{pages, Dtype, Error, Progress, Result};
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// What a chunk produces: identical bytes (not decoded), or a comparison.
 #[derive(Clone, Copy)]
@@ -29,27 +31,23 @@ pub fn compare_pairs(
 ) -> Result<Vec<PairDiff>> {
     let plans = validate(pairs, opts)?;
     let items = plan_items(pairs, &plans, opts.chunk_bytes);
+    // Set once some chunk of the pair differs. Which identical chunks see it set depends on
+    // timing, but not the result: both ways give the same accumulator (`equal_chunk`).
+    let differs: Vec<AtomicBool> = pairs.iter().map(|_| AtomicBool::new(false)).collect();
     let run = || -> Result<Vec<Out>> {
         let mut outs: Vec<Out> = items
             .par_iter()
             .map_init(Scratch::default, |s, item| {
-                run_item(pairs, &plans, item, opts, progress, s, true)
+                let pass = Pass::First(&differs[item.pair]);
+                run_item(pairs, &plans, item, opts, progress, s, pass)
             })
             .collect::<Result<_>>()?;
         let revisit = revisit_list(pairs, &items, &outs);
         let redone: Vec<(usize, Out)> = revisit
             .par_iter()
             .map_init(Scratch::default, |s, &i| {
-                run_item(
-                    pairs,
-                    &plans,
-                    &items[i],
-                    opts,
-                    &NoAdvance(progress),
-                    s,
-                    false,
-                )
-                .map(|o| (i, o))
+                let quiet = &NoAdvance(progress);
+                run_item(pairs, &plans, &items[i], opts, quiet, s, Pass::Revisit).map(|o| (i, o))
             })
             .collect::<Result<_>>()?;
         for (i, out) in redone {
@@ -71,6 +69,15 @@ impl Progress for NoAdvance<'_> {
     }
 }
 
+/// Which pass a chunk runs in.
+#[derive(Clone, Copy)]
+enum Pass<'a> {
+    /// The first pass, with the pair's "some chunk differs" flag.
+    First(&'a AtomicBool),
+    /// The revisit of a chunk found identical.
+    Revisit,
+}
+
 fn run_item(
     pairs: &[PairTask<'_>],
     plans: &[Plan],
@@ -78,7 +85,7 @@ fn run_item(
     opts: &DiffOptions,
     progress: &dyn Progress,
     scratch: &mut Scratch,
-    first_pass: bool,
+    pass: Pass<'_>,
 ) -> Result<Out> {
     if progress.is_cancelled() {
         return Err(Error::Cancelled);
@@ -87,23 +94,21 @@ fn run_item(
     let (da, db) = (p.a.dtype, p.b.dtype);
     let a = &p.a.data[byte_at(da, item.start)..byte_at(da, item.end)];
     let b = &p.b.data[byte_at(db, item.start)..byte_at(db, item.end)];
-    let out = if first_pass && da == db && a == b {
-        Out::Same
-    } else if !first_pass && da == db {
-        // The revisit pass only sees chunks already found identical: one side is enough.
-        Out::Compared(equal_chunk(da, p.a.data, item.start, item.end, scratch))
-    } else {
-        let acc = compare_chunk(
-            da,
-            p.a.data,
-            db,
-            p.b.data,
-            item.start,
-            item.end,
-            plans[item.pair].tol,
-            scratch,
-        );
-        Out::Compared(acc)
+    let identical = || da == db && a == b;
+    let out = match pass {
+        Pass::First(differs) if identical() => {
+            if differs.load(Ordering::Relaxed) {
+                Out::Compared(equal_chunk(da, p.a.data, item.start, item.end, scratch))
+            } else {
+                Out::Same
+            }
+        }
+        Pass::First(differs) => {
+            differs.store(true, Ordering::Relaxed);
+            Out::Compared(compare(p, plans[item.pair].tol, item, scratch))
+        }
+        // Only chunks found identical are revisited.
+        Pass::Revisit => Out::Compared(equal_chunk(da, p.a.data, item.start, item.end, scratch)),
     };
     if opts.release_pages {
         pages::release(a);
@@ -111,6 +116,13 @@ fn run_item(
     }
     progress.advance((a.len() + b.len()) as u64);
     Ok(out)
+}
+
+fn compare(p: &PairTask<'_>, tol: (f64, f64), item: &Item, scratch: &mut Scratch) -> Acc {
+    let (a, b) = (&p.a, &p.b);
+    compare_chunk(
+        a.dtype, a.data, b.dtype, b.data, item.start, item.end, tol, scratch,
+    )
 }
 
 /// Identical chunks of pairs that are not identical as a whole: their norms are still needed.

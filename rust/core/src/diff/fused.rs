@@ -1,15 +1,16 @@
 //! The fused kernel for same-dtype BF16, F16 and F32 pairs: decodes each element straight from
-//! the raw bytes and accumulates it at once, with no intermediate `f64` buffers; on AVX2 + F16C
-//! CPUs the bulk of each block runs four elements per step (`fused_avx2`), the tail here.
+//! the raw bytes into the block's lane accumulators ([`Lanes`]), with no intermediate `f64`
+//! buffers. The bulk of a block runs in the widest vector loop the CPU has (`fused_avx512`:
+//! 32 BF16 or 16 F16/F32 elements per step; `fused_avx2`: 16), the tail in the portable loop.
 //!
-//! Bit-for-bit equal to the generic kernel (`kernel::compare_chunk` via `decode_into` and
-//! `block`): each decode is exact (so it yields the same `f64`), and every accumulator sees the
-//! same operations on the same values in the same order, block by block. The sums stay
-//! sequential (they are the loop's dependency chains), so the gain comes from dropping the
-//! buffer round trip and doing the order-free work (decode, masks, products, maxima, counts)
-//! four lanes at a time, not from reordering any sum.
+//! The vector loops skip the finiteness masks: they assume every value is finite, which holds
+//! for almost every block of real weights. A block holding a NaN or an infinity makes a sum of
+//! squares non-finite ([`Lanes::squares_finite`]); it is then redone with the portable loop,
+//! which classifies each place. Both give the bits of the generic kernel (decoded values through
+//! [`Lanes::step`] with `FUSED`): same lanes, same order, same roundings (see `lanes`).
 
 use super::accum::Acc;
+use super::lanes::{first_at, Lanes, LANES};
 use crate::elements::le;
 use crate::Dtype;
 use half::f16;
@@ -19,14 +20,30 @@ pub(crate) fn handles(da: Dtype, db: Dtype) -> bool {
     da == db && matches!(da, Dtype::Bf16 | Dtype::F16 | Dtype::F32)
 }
 
+/// Element `j` of a BF16, F16 or F32 byte slice as `f64` (exact).
+#[inline(always)]
+fn load(dtype: Dtype, bytes: &[u8], j: usize) -> f64 {
+    match dtype {
+        // bf16 is the top half of an f32: the shift is exact, including NaN and Inf.
+        Dtype::Bf16 => f64::from(f32::from_bits(
+            u32::from(u16::from_le_bytes(le(&bytes[2 * j..]))) << 16,
+        )),
+        Dtype::F16 => f16::from_bits(u16::from_le_bytes(le(&bytes[2 * j..]))).to_f64(),
+        _ => f64::from(f32::from_le_bytes(le(&bytes[4 * j..]))),
+    }
+}
+
 /// The accumulator of one block: `a` and `b` are whole elements of `dtype` (one of those
-/// [`handles`] accepts) and `base` is the flat index of the first. Another dtype gives `None`.
+/// [`handles`] accepts) and `base` is the flat index of the first. `beat` is the largest
+/// difference before this block (in its chunk): the first place of the block's largest one is
+/// only looked for when it is larger. Another dtype gives `None`.
 pub(crate) fn fused_block(
     dtype: Dtype,
     a: &[u8],
     b: &[u8],
     base: u64,
     tol: (f64, f64),
+    beat: f64,
 ) -> Option<Acc> {
     let w = match dtype {
         Dtype::Bf16 | Dtype::F16 => 2,
@@ -34,114 +51,101 @@ pub(crate) fn fused_block(
         _ => return None,
     };
     let n = (a.len() / w).min(b.len() / w);
-    let (a, b) = (&a[..n * w], &b[..n * w]);
-    let mut acc = Acc::EMPTY;
-    let done = vector_part(dtype, a, b, n, tol, &mut acc);
-    let (a, b) = (&a[done * w..], &b[done * w..]);
-    match dtype {
-        // bf16 is the top half of an f32: the shift is exact, including NaN and Inf.
-        Dtype::Bf16 => run::<2>(a, b, done, tol, &mut acc, |c| {
-            f64::from(f32::from_bits(u32::from(u16::from_le_bytes(c)) << 16))
-        }),
-        Dtype::F16 => run::<2>(a, b, done, tol, &mut acc, |c| {
-            f16::from_bits(u16::from_le_bytes(c)).to_f64()
-        }),
-        _ => run::<4>(a, b, done, tol, &mut acc, |c| {
-            f64::from(f32::from_le_bytes(c))
-        }),
+    let mut lanes = Lanes::NEW;
+    let done = vector_body(dtype, a, b, n / LANES * LANES, tol, &mut lanes);
+    if done > 0 && !lanes.squares_finite() {
+        lanes = Lanes::NEW;
+        portable(dtype, a, b, 0..done, tol, &mut lanes);
     }
-    // Indices so far are relative to the block; 0 stays 0 when nothing was located.
-    if acc.max_abs > 0.0 {
-        acc.max_index += base;
-    }
-    Some(acc)
+    portable(dtype, a, b, done..n, tol, &mut lanes);
+    Some(finish_block(&lanes, n, base, beat, |j| {
+        (load(dtype, a, j), load(dtype, b, j))
+    }))
 }
 
-/// Runs the AVX2 loop over a prefix of the `n` elements when the CPU allows, returning how many
-/// elements it consumed (0 otherwise).
+/// The block's accumulator from its lanes, with the first place of its largest difference
+/// (`base` plus the block-relative place) when that beats `beat`.
+#[inline]
+pub(crate) fn finish_block(
+    lanes: &Lanes,
+    n: usize,
+    base: u64,
+    beat: f64,
+    value: impl Fn(usize) -> (f64, f64),
+) -> Acc {
+    let mut acc = lanes.reduce();
+    if acc.max_abs > beat {
+        acc.max_index = base + first_at(n, acc.max_abs, value).unwrap_or(0) as u64;
+    }
+    acc
+}
+
+/// The portable loop over places `range` of the block.
+#[inline(always)]
+fn portable(
+    dtype: Dtype,
+    a: &[u8],
+    b: &[u8],
+    range: std::ops::Range<usize>,
+    tol: (f64, f64),
+    lanes: &mut Lanes,
+) {
+    match dtype {
+        Dtype::Bf16 => range.for_each(|j| {
+            lanes.step::<true>(j, load(Dtype::Bf16, a, j), load(Dtype::Bf16, b, j), tol)
+        }),
+        Dtype::F16 => range.for_each(|j| {
+            lanes.step::<true>(j, load(Dtype::F16, a, j), load(Dtype::F16, b, j), tol)
+        }),
+        _ => range.for_each(|j| {
+            lanes.step::<true>(j, load(Dtype::F32, a, j), load(Dtype::F32, b, j), tol)
+        }),
+    }
+}
+
+/// Runs the first `n` places (a multiple of [`LANES`]) through the widest vector loops the CPU
+/// has: AVX-512 for as many as it takes, AVX2 for the rest; returns how many were done (a
+/// multiple of [`LANES`], so the next loop starts on lane 0).
 #[allow(unused_variables)]
-fn vector_part(
+fn vector_body(
     dtype: Dtype,
     a: &[u8],
     b: &[u8],
     n: usize,
     tol: (f64, f64),
-    acc: &mut Acc,
+    lanes: &mut Lanes,
 ) -> usize {
     #[cfg(target_arch = "x86_64")]
-    if crate::elements::cpu::has_avx2_f16c() {
-        use super::fused_avx2::{run, BF16, F16, F32};
-        // SAFETY: the CPU supports AVX2 and F16C (checked just above) and `a`, `b` hold `n`
-        // whole elements of `dtype` each (cut to that length by the caller).
-        return unsafe {
-            match dtype {
-                Dtype::Bf16 => run::<BF16>(a, b, n, tol, acc),
-                Dtype::F16 => run::<F16>(a, b, n, tol, acc),
-                _ => run::<F32>(a, b, n, tol, acc),
-            }
-        };
+    {
+        let w = if dtype == Dtype::F32 { 4 } else { 2 };
+        let wide = super::fused_avx512::body(dtype, a, b, n, tol, lanes);
+        let rest =
+            super::fused_avx2::body(dtype, &a[wide * w..], &b[wide * w..], n - wide, tol, lanes);
+        wide + rest
     }
+    #[cfg(not(target_arch = "x86_64"))]
     0
 }
 
-/// The generic kernel's `block` loop with the decode of each element inlined, continuing `acc`
-/// from place `first` (relative to the block). The accumulators are locals (so they stay in
-/// registers); they see the same operations in the same order.
-#[inline(always)]
-fn run<const W: usize>(
+/// The block's lanes through whatever vector path runs (no tail, no redo), for tests comparing
+/// it with the portable loop.
+#[cfg(test)]
+pub(super) fn body_dispatched(
+    dtype: Dtype,
     a: &[u8],
     b: &[u8],
-    first: usize,
-    (rtol, atol): (f64, f64),
-    acc: &mut Acc,
-    decode: impl Fn([u8; W]) -> f64,
-) {
-    let Acc {
-        mut finite,
-        mut max_abs,
-        mut max_index,
-        mut sum_abs,
-        mut sum_sq_diff,
-        mut sum_sq_a,
-        mut sum_sq_b,
-        mut dot,
-        mut mismatched,
-        mut nonfinite_mismatched,
-    } = *acc;
-    let pairs = a.chunks_exact(W).zip(b.chunks_exact(W));
-    for (i, (ca, cb)) in pairs.enumerate() {
-        let (x, y) = (decode(le(ca)), decode(le(cb)));
-        if x.is_finite() && y.is_finite() {
-            let d = (x - y).abs();
-            if d > max_abs {
-                max_abs = d;
-                max_index = (first + i) as u64;
-            }
-            finite += 1;
-            sum_abs += d;
-            sum_sq_diff += d * d;
-            sum_sq_a += x * x;
-            sum_sq_b += y * y;
-            dot += x * y;
-            // As in the generic kernel: the bound is never NaN, so `>` is "not within tolerance".
-            mismatched += u64::from(d > atol + rtol * y.abs());
-        } else {
-            // NaN only equals NaN; an infinity only the same infinity.
-            let same = (x.is_nan() && y.is_nan()) || x == y;
-            mismatched += u64::from(!same);
-            nonfinite_mismatched += u64::from(!same);
-        }
-    }
-    *acc = Acc {
-        finite,
-        max_abs,
-        max_index,
-        sum_abs,
-        sum_sq_diff,
-        sum_sq_a,
-        sum_sq_b,
-        dot,
-        mismatched,
-        nonfinite_mismatched,
-    };
+    n: usize,
+    tol: (f64, f64),
+) -> (usize, Lanes) {
+    let mut lanes = Lanes::NEW;
+    let done = vector_body(dtype, a, b, n / LANES * LANES, tol, &mut lanes);
+    (done, lanes)
+}
+
+/// The portable loop over the first `n` places, for the same tests.
+#[cfg(test)]
+pub(super) fn body_portable(dtype: Dtype, a: &[u8], b: &[u8], n: usize, tol: (f64, f64)) -> Lanes {
+    let mut lanes = Lanes::NEW;
+    portable(dtype, a, b, 0..n, tol, &mut lanes);
+    lanes
 }

@@ -1,8 +1,11 @@
-//! The per-chunk comparison kernel: decodes both sides block by block into cache-resident `f64`
-//! scratch buffers and accumulates an [`Acc`].
+//! The per-chunk comparison kernel: walks a chunk in blocks of [`BLOCK_ELEMS`] elements, each into
+//! its own lane accumulators (see `lanes`), straight from the bytes for same-dtype BF16, F16 and
+//! F32 pairs (`fused`), through cache-resident `f64` scratch buffers for every other pair; the
+//! block results add up in block order into the chunk's [`Acc`].
 
 use super::accum::Acc;
-use super::fused::{fused_block, handles};
+use super::fused::{finish_block, fused_block, handles};
+use super::lanes::Lanes;
 use crate::elements::{decode_into, values_in};
 use crate::Dtype;
 
@@ -81,15 +84,21 @@ fn compare_chunk_via(
             &a[byte_at(da, s)..byte_at(da, e)],
             &b[byte_at(db, s)..byte_at(db, e)],
         );
+        let beat = acc.max_abs;
         let fast = if fused {
-            fused_block(da, ba, bb, s * parts, tol)
+            fused_block(da, ba, bb, s * parts, tol, beat)
         } else {
             None
         };
         let mut blk = fast.unwrap_or_else(|| {
             decode_block(da, ba, &mut scratch.a);
             decode_block(db, bb, &mut scratch.b);
-            block(&scratch.a, &scratch.b, s * parts, tol)
+            // The fused kernel's dtypes keep its roundings here too (the tests' reference).
+            if handles(da, db) {
+                block::<true>(&scratch.a, &scratch.b, s * parts, tol, beat)
+            } else {
+                block::<false>(&scratch.a, &scratch.b, s * parts, tol, beat)
+            }
         });
         if exact64 {
             blk.mismatched = ba
@@ -105,8 +114,9 @@ fn compare_chunk_via(
 }
 
 /// The accumulator of elements `[start, end)` of a chunk whose bytes are identical on both sides
-/// (same dtype): decodes one side only. Bit-for-bit equal to [`compare_chunk`] on the same
-/// chunk, since every difference is 0 and the sums see the same values in the same order.
+/// (same dtype): [`compare_chunk`] of the bytes with themselves, so bit-for-bit what the
+/// comparison of the two sides gives (every difference 0, the norms and the dot product the same
+/// sums in the same order); the second side is the same memory, so it costs no second read.
 pub(crate) fn equal_chunk(
     dtype: Dtype,
     a: &[u8],
@@ -114,61 +124,20 @@ pub(crate) fn equal_chunk(
     end: u64,
     scratch: &mut Scratch,
 ) -> Acc {
-    let mut acc = Acc::EMPTY;
-    let mut s = start;
-    while s < end {
-        let e = end.min(s.saturating_add(BLOCK_ELEMS));
-        decode_block(
-            dtype,
-            &a[byte_at(dtype, s)..byte_at(dtype, e)],
-            &mut scratch.a,
-        );
-        let mut blk = Acc::EMPTY;
-        for &x in scratch.a.iter().filter(|x| x.is_finite()) {
-            let sq = x * x;
-            blk.finite += 1;
-            blk.sum_sq_a += sq;
-            blk.sum_sq_b += sq;
-            blk.dot += sq;
-        }
-        acc.merge(&blk);
-        s = e;
-    }
-    acc
+    let tol = super::tolerance::default_tolerance(dtype);
+    compare_chunk(dtype, a, dtype, a, start, end, tol, scratch)
 }
 
-/// The accumulator of one block of decoded values whose first place is `base`.
+/// The accumulator of one block of decoded values whose first place is `base`; the first place
+/// of its largest difference is located when that beats `beat` (see `fused::finish_block`).
+/// `FUSED` as in [`Lanes::step`].
 #[inline]
-fn block(a: &[f64], b: &[f64], base: u64, (rtol, atol): (f64, f64)) -> Acc {
-    let mut blk = Acc::EMPTY;
-    for (i, (&x, &y)) in a.iter().zip(b).enumerate() {
-        if x.is_finite() && y.is_finite() {
-            let d = (x - y).abs();
-            if d > blk.max_abs {
-                blk.max_abs = d;
-                blk.max_index = base + i as u64;
-            }
-            blk.finite += 1;
-            blk.sum_abs += d;
-            blk.sum_sq_diff += d * d;
-            blk.sum_sq_a += x * x;
-            blk.sum_sq_b += y * y;
-            blk.dot += x * y;
-            // d and y are finite and the tolerances finite and >= 0 (validated), so the bound is
-            // never NaN and `>` is exactly "not within tolerance".
-            if d > atol + rtol * y.abs() {
-                blk.mismatched += 1;
-            }
-        } else {
-            // NaN only equals NaN; an infinity only the same infinity.
-            let same = (x.is_nan() && y.is_nan()) || x == y;
-            if !same {
-                blk.mismatched += 1;
-                blk.nonfinite_mismatched += 1;
-            }
-        }
+fn block<const FUSED: bool>(a: &[f64], b: &[f64], base: u64, tol: (f64, f64), beat: f64) -> Acc {
+    let mut lanes = Lanes::NEW;
+    for (j, (&x, &y)) in a.iter().zip(b).enumerate() {
+        lanes.step::<FUSED>(j, x, y, tol);
     }
-    blk
+    finish_block(&lanes, a.len().min(b.len()), base, beat, |j| (a[j], b[j]))
 }
 
 /// Replaces `out` with the values of `bytes` (whole units of `dtype`), reusing its allocation.

@@ -4,10 +4,15 @@
 //!
 //! Method. Each pair is cut into fixed chunks by element index (the chunk size depends only on
 //! [`DiffOptions::chunk_bytes`] and the two dtypes), all chunks of all pairs run on one rayon
-//! pool, and each pair's chunk partials merge in chunk order, so results are bit-for-bit the same
-//! for any thread count. A chunk whose bytes are identical on both sides (same dtype) is not
-//! decoded; only when some other chunk of the same pair differs is it revisited to add its norms.
-//! Memory is bounded by the chunk scratch buffers: nothing is copied out of the maps.
+//! pool, and each pair's chunk partials merge in chunk order. Within a chunk, blocks of 4096
+//! elements each sum into 16 lanes (element `j` of a block into lane `j % 16`, in order), reduced
+//! in one fixed tree, and block results add up in block order: the portable, AVX2 and AVX-512
+//! loops follow that order exactly, so results are bit-for-bit the same for any thread count and
+//! on any CPU (see `lanes`). A chunk whose bytes are identical on both sides (same dtype) is not
+//! decoded while its pair is not known to differ; once some chunk of the pair differs, identical
+//! chunks get their norms at once, and those seen before that are revisited at the end (the only
+//! bytes read twice). Memory is bounded by the chunk scratch buffers: nothing is copied out of
+//! the maps.
 //!
 //! Values compare in `f64` (every element of every dtype decodes exactly, integers above 2^53
 //! round). NaN equals only NaN at the same place; an infinity equals only the same infinity.
@@ -19,8 +24,11 @@ mod engine;
 mod fused;
 #[cfg(target_arch = "x86_64")]
 mod fused_avx2;
+#[cfg(target_arch = "x86_64")]
+mod fused_avx512;
 mod hashes;
 mod kernel;
+mod lanes;
 mod plan;
 mod tolerance;
 mod types;

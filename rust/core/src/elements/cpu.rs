@@ -109,3 +109,17 @@ pub(crate) fn has_avx512() -> bool {
         false
     }
 }
+
+/// The widest vector kernels this CPU runs: `"avx512"` (AVX-512 F/BW/VL with AVX2, FMA and
+/// F16C), `"avx2"` (the AVX2 kernels; those for F16 also need F16C, the shifted statistics FMA)
+/// or `"portable"` (plain Rust, auto-vectorised for the target's baseline: every CPU that is not
+/// x86_64, and x86_64 without AVX2). Chosen at run time: builds target the baseline CPU.
+pub fn kernel_level() -> &'static str {
+    if has_avx512() {
+        "avx512"
+    } else if has_avx2() {
+        "avx2"
+    } else {
+        "portable"
+    }
+}

@@ -5,6 +5,7 @@
 //! value of every format up to F32 is representable in `f64`; integers above 2^53 round.
 
 pub(crate) mod cpu;
+pub use cpu::kernel_level;
 pub mod minifloat;
 pub mod packed;
 #[cfg(target_arch = "x86_64")]

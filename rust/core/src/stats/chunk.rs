@@ -8,64 +8,112 @@
 //! so a chunk's partial depends only on its bytes.
 
 use super::partial::{IntAcc, Partial};
+use super::xxh3::Leaf;
 use super::{finite_block, histogram, shifted};
 use crate::elements::{decode_into, le, unit_bytes, unit_elems, values_in};
 use crate::Dtype;
-use xxhash_rust::xxh3::Xxh3;
 
 /// Elements per block: 32 KiB of `f64` scratch, which stays in L1/L2 for both kernel passes.
 pub(crate) const BLOCK_ELEMS: usize = 4096;
 
-/// The partial of one chunk, feeding its bytes to `hasher` block by block on the way.
+/// The partial of one chunk, feeding its bytes to `hasher` (the leaf digest of `bytes`) block by
+/// block on the way, each right after the kernel read it.
 pub(crate) fn chunk_partial(
     dtype: Dtype,
     bytes: &[u8],
-    mut hasher: Option<&mut Xxh3>,
+    hasher: Option<&mut Leaf<'_>>,
     buf: &mut Vec<f64>,
 ) -> Partial {
-    if histogram::applies(dtype) {
-        return histogram::chunk_partial(dtype, bytes, hasher);
-    }
-    let unit = unit_bytes(dtype);
-    let block_bytes = (BLOCK_ELEMS / unit_elems(dtype)).max(1) * unit;
-    let mut partial = Partial::EMPTY;
-    let fast = shifted::applies(dtype);
-    // The shift of the fast kernel: the chunk's first value, then each block's mean.
-    let mut shift = 0.0;
-    if fast && !bytes.is_empty() {
-        shift = f64::from(shifted::load(dtype, bytes, 0));
-        if !shift.is_finite() {
-            shift = 0.0;
+    let mut chunk = ChunkStats::new(dtype);
+    chunk.feed(bytes, hasher, buf);
+    chunk.finish()
+}
+
+/// Piece sizes [`ChunkStats::feed`] accepts (but for a chunk's last piece) are multiples of
+/// this: a whole number of blocks of every dtype (8-byte elements, 3-byte F6 units; 768 KiB).
+pub(crate) const PIECE_QUANTUM: usize = 3 * BLOCK_ELEMS * 8 * 8;
+
+/// A chunk's partial built from consecutive pieces of it, each but the last a multiple of
+/// [`PIECE_QUANTUM`] bytes: the same blocks see the same bytes and the same carried shift as
+/// when the whole chunk is fed at once ([`chunk_partial`]), so any such split gives its bits.
+pub(crate) struct ChunkStats {
+    dtype: Dtype,
+    partial: Partial,
+    /// The fast kernel's shift: the chunk's first value, then each block's mean.
+    shift: Option<f64>,
+    /// Byte-value counts, for the histogram dtypes.
+    counts: [u64; 256],
+    /// Bytes fed so far.
+    fed: usize,
+}
+
+impl ChunkStats {
+    /// Nothing fed yet.
+    pub fn new(dtype: Dtype) -> ChunkStats {
+        ChunkStats {
+            dtype,
+            partial: Partial::EMPTY,
+            shift: None,
+            counts: [0; 256],
+            fed: 0,
         }
     }
-    let mut blocks = bytes.chunks(block_bytes).peekable();
-    while let Some(block) = blocks.next() {
-        // The fast kernel prefetches inside its loop.
-        if let (false, Some(next)) = (fast, blocks.peek()) {
-            prefetch(next);
+
+    /// Adds the next piece of the chunk; `hasher`, when given, is the leaf digest of the whole
+    /// chunk and is advanced to the end of each block once the kernel has read it.
+    pub fn feed(&mut self, bytes: &[u8], mut hasher: Option<&mut Leaf<'_>>, buf: &mut Vec<f64>) {
+        let (dtype, base) = (self.dtype, self.fed);
+        self.fed += bytes.len();
+        if histogram::applies(dtype) {
+            histogram::count_bytes(bytes, hasher, base, &mut self.counts);
+            return;
         }
-        if let Some(h) = hasher.as_deref_mut() {
-            h.update(block);
+        let unit = unit_bytes(dtype);
+        let block_bytes = (BLOCK_ELEMS / unit_elems(dtype)).max(1) * unit;
+        let fast = shifted::applies(dtype);
+        if fast && self.shift.is_none() && !bytes.is_empty() {
+            let first = f64::from(shifted::load(dtype, bytes, 0));
+            self.shift = Some(if first.is_finite() { first } else { 0.0 });
         }
-        let quick = if fast {
-            shifted::block(dtype, block, block.len() / unit, shift)
-        } else {
-            None
-        };
-        match quick {
-            Some(moments) => {
-                if moments.n > 0 {
-                    shift = moments.mean;
-                }
-                partial.merge(&Partial {
-                    moments,
-                    ..Partial::EMPTY
-                });
+        let mut blocks = bytes.chunks(block_bytes).peekable();
+        let mut end = base;
+        while let Some(block) = blocks.next() {
+            end += block.len();
+            // The fast kernel prefetches inside its loop.
+            if let (false, Some(next)) = (fast, blocks.peek()) {
+                prefetch(next);
             }
-            None => partial.merge(&block_partial(dtype, block, buf)),
+            let quick = if fast {
+                shifted::block(dtype, block, block.len() / unit, self.shift.unwrap_or(0.0))
+            } else {
+                None
+            };
+            match quick {
+                Some(moments) => {
+                    if moments.n > 0 {
+                        self.shift = Some(moments.mean);
+                    }
+                    self.partial.merge(&Partial {
+                        moments,
+                        ..Partial::EMPTY
+                    });
+                }
+                None => self.partial.merge(&block_partial(dtype, block, buf)),
+            }
+            if let Some(h) = hasher.as_deref_mut() {
+                h.advance_to(end);
+            }
         }
     }
-    partial
+
+    /// The chunk's partial.
+    pub fn finish(self) -> Partial {
+        if histogram::applies(self.dtype) {
+            histogram::partial_of_counts(self.dtype, &self.counts)
+        } else {
+            self.partial
+        }
+    }
 }
 
 /// Asks the CPU to start loading `bytes` (the next block) into cache while the current block is

@@ -6,9 +6,9 @@ use super::chunk::{chunk_partial, BLOCK_ELEMS};
 use super::hash::combine_leaves;
 use super::partial::Partial;
 use super::types::{StatsOptions, StatsTask, TensorStats};
+use super::xxh3::Leaf;
 use crate::{pages, Error, Progress, Result};
 use rayon::prelude::*;
-use xxhash_rust::xxh3::Xxh3;
 
 /// Chunk sizes must be a multiple of this, so every chunk holds whole elements of every dtype
 /// (8-byte elements, 3-byte F6 groups).
@@ -102,15 +102,15 @@ fn run_item(
     }
     let task = &tasks[item.task];
     let bytes = &task.data[item.start..item.end];
-    let mut hasher = opts.hash.then(Xxh3::new);
-    let partial = chunk_partial(task.dtype, bytes, hasher.as_mut(), buf);
+    let mut leaf = opts.hash.then(|| Leaf::new(bytes));
+    let partial = chunk_partial(task.dtype, bytes, leaf.as_mut(), buf);
     if opts.release_pages {
         pages::release(bytes);
     }
     progress.advance(bytes.len() as u64);
     Ok(ChunkOut {
         partial,
-        leaf: hasher.map(|h| h.digest128()),
+        leaf: leaf.map(Leaf::finish),
     })
 }
 

@@ -9,9 +9,9 @@
 
 use super::moments::Moments;
 use super::partial::{IntAcc, Partial};
+use super::xxh3::Leaf;
 use crate::elements::{byte_table, minifloat::E2M1FN_TABLE};
 use crate::Dtype;
-use xxhash_rust::xxh3::Xxh3;
 
 /// Bytes counted into the u32 sub-histograms before they are flushed to u64 (far below 2^32).
 const FLUSH_BYTES: usize = 1 << 20;
@@ -34,9 +34,8 @@ pub(crate) fn applies(dtype: Dtype) -> bool {
     )
 }
 
-/// The partial of one chunk, feeding its bytes to `hasher` on the way.
-pub(crate) fn chunk_partial(dtype: Dtype, bytes: &[u8], mut hasher: Option<&mut Xxh3>) -> Partial {
-    let counts = count_bytes(bytes, &mut hasher);
+/// The partial of a chunk whose byte values were counted into `counts` ([`count_bytes`]).
+pub(crate) fn partial_of_counts(dtype: Dtype, counts: &[u64; 256]) -> Partial {
     // Value histogram: (value, count) per distinct code, in code order.
     let mut bins: Vec<(f64, u64)> = Vec::with_capacity(256);
     match dtype {
@@ -57,7 +56,7 @@ pub(crate) fn chunk_partial(dtype: Dtype, bytes: &[u8], mut hasher: Option<&mut 
     }
     let mut p = Partial::EMPTY;
     if dtype.is_int() {
-        p.ints = int_acc(dtype, &counts);
+        p.ints = int_acc(dtype, counts);
     }
     if dtype == Dtype::Bool {
         p.true_count = counts[1..].iter().sum();
@@ -88,14 +87,21 @@ fn byte_value(dtype: Dtype, b: u8) -> f64 {
     }
 }
 
-/// Exact counts of each byte value.
-fn count_bytes(bytes: &[u8], hasher: &mut Option<&mut Xxh3>) -> [u64; 256] {
-    let mut total = [0u64; 256];
+/// Adds the exact counts of each byte value of `bytes` to `total`. `bytes` starts at offset
+/// `base` of the chunk whose leaf digest `hasher` is (advanced as the counting goes).
+pub(crate) fn count_bytes(
+    bytes: &[u8],
+    mut hasher: Option<&mut Leaf<'_>>,
+    base: usize,
+    total: &mut [u64; 256],
+) {
     let mut sub = [[0u32; 256]; 4];
+    let mut end = base;
     for part in bytes.chunks(FLUSH_BYTES) {
         for block in part.chunks(HASH_BLOCK) {
+            end += block.len();
             if let Some(h) = hasher.as_deref_mut() {
-                h.update(block);
+                h.advance_to(end);
             }
             let mut quads = block.chunks_exact(4);
             for q in &mut quads {
@@ -115,7 +121,6 @@ fn count_bytes(bytes: &[u8], hasher: &mut Option<&mut Xxh3>) -> [u64; 256] {
             }
         }
     }
-    total
 }
 
 /// Exact integer sum, min and max from byte counts.

@@ -18,12 +18,14 @@
 //! Block partials merge into chunk partials and chunk partials into the tensor result, always
 //! in element order with Chan's update; no step depends on the thread count, so results are
 //! bit-for-bit identical for any `threads`, and accurate even when mean ≫ std (never
-//! `E[x²] − E[x]²`). The hash is a fixed-leaf xxh3-128 tree ([`hash_bytes`]) over the same chunks.
+//! `E[x²] − E[x]²`). The hash is a fixed-leaf xxh3-128 tree ([`hash_bytes`]) over the same chunks,
+//! each leaf accumulated block by block right after the statistics kernel read the block (`xxh3`,
+//! with its long-input loop on AVX-512 or AVX2 when the CPU has them).
 //!
 //! Memory: per worker one 32 KiB scratch buffer; per chunk ~100 bytes of partial, kept until
 //! the end (a 1 TB checkpoint in 6 MiB chunks: ~17 MB).
 
-mod chunk;
+pub(crate) mod chunk;
 mod engine;
 mod finite_block;
 mod hash;
@@ -31,7 +33,7 @@ mod histogram;
 pub mod moments;
 #[cfg(target_arch = "x86_64")]
 mod moments_avx2;
-mod partial;
+pub(crate) mod partial;
 mod pow2;
 mod shifted;
 mod shifted_acc;
@@ -40,10 +42,16 @@ mod shifted_avx2;
 #[cfg(target_arch = "x86_64")]
 mod shifted_avx512;
 mod types;
+mod xxh3;
+#[cfg(target_arch = "x86_64")]
+mod xxh3_avx2;
+#[cfg(target_arch = "x86_64")]
+mod xxh3_avx512;
 
 pub use engine::{compute_stats, CHUNK_QUANTUM};
 pub use hash::hash_bytes;
 pub use types::{StatsOptions, StatsTask, TensorStats, DEFAULT_CHUNK_BYTES};
+pub use xxh3::xxh3_128;
 
 #[cfg(test)]
 mod tests;

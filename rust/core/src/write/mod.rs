@@ -1,16 +1,29 @@
-//! Writing one safetensors file through the `safetensors` crate's serializer: tensors copied from
-//! memory-mapped source shards as borrowed views (no full load: the serializer streams each view
-//! into a buffered writer), plus a few small owned tensors (a rewritten `d2t`, a generated `t2d`).
+//! Writing one safetensors file for `fix` and verifying it in the same pass: tensors copied from
+//! source shards piece by piece (no full load) plus a few small owned tensors (a rewritten `d2t`,
+//! a generated `t2d`), the header laid out as the `safetensors` crate lays it out (`header`).
+//!
+//! Verification without a second pass (`pass`): the header is written first and read back
+//! through this crate's own reader, which gives every tensor's range; each piece of each tensor
+//! is then written to that range, read back from the file at once (it is still in cache), and
+//! compared with the source bytes; the statistics of the written bytes are computed from the
+//! same read. So every weight is checked bit-equal under its planned name, at the place the
+//! reader will look for it, for the cost of one read of the sources and one write of the file,
+//! and `validate` of the written file gets its statistics without reading the data again.
 //!
 //! The caller (the `fix` command) owns the temp-directory / rename protocol; this module writes one
 //! file, fsyncs it, and refuses to finish when a source shard changed while it was being copied.
 
+mod header;
+mod pass;
+
 use crate::dtype::Dtype;
 use crate::error::{Error, Result};
+use crate::progress::Progress;
 use crate::shard::Shard;
-use safetensors::tensor::{Dtype as StDtype, View};
-use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use crate::stats::TensorStats;
+use header::Entry;
+use safetensors::tensor::Dtype as StDtype;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
@@ -41,29 +54,59 @@ pub struct OwnedTensor {
     pub data: Vec<u8>,
 }
 
-/// A view the serializer reads: dtype, shape and bytes (borrowed from a map or from an owned tensor).
-struct TensorView<'a> {
-    dtype: StDtype,
-    shape: Vec<usize>,
-    data: &'a [u8],
+/// How [`write_file`] runs.
+#[derive(Debug, Clone, Default)]
+pub struct WriteOptions {
+    /// Worker threads: `Some(n)` on a private pool of `n`, `None` on the global pool.
+    pub threads: Option<usize>,
 }
 
-impl View for TensorView<'_> {
-    fn dtype(&self) -> StDtype {
-        self.dtype
-    }
-    fn shape(&self) -> &[usize] {
-        &self.shape
-    }
-    fn data(&self) -> Cow<'_, [u8]> {
-        Cow::Borrowed(self.data)
-    }
-    fn data_len(&self) -> usize {
-        self.data.len()
-    }
+/// What the pass found for one written tensor.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WrittenTensor {
+    /// Name in the written file.
+    pub name: String,
+    /// Where its bytes came from: `(file, name)` for a copied tensor, `None` for an owned one.
+    pub source: Option<(PathBuf, String)>,
+    /// `None` when the written file, read back, holds exactly the source bytes under this name
+    /// with the source's dtype and shape; otherwise what is wrong.
+    pub problem: Option<String>,
+    /// Statistics of the bytes read back (as `compute_stats` gives them for the written file);
+    /// `None` when the tensor could not be located in the written header.
+    pub stats: Option<TensorStats>,
 }
 
-fn serializer_dtype(name: &str) -> Result<StDtype> {
+/// The result of [`write_file`].
+#[derive(Debug, Clone)]
+pub struct WriteReport {
+    /// Size of the written file in bytes.
+    pub size: u64,
+    /// One entry per tensor asked for: the copied ones in order, then the owned ones.
+    pub tensors: Vec<WrittenTensor>,
+}
+
+/// Where a tensor's bytes are read from.
+pub(crate) enum Bytes<'a> {
+    /// `len` bytes at `offset` of a source shard's open file (read by offset, with the kernel's
+    /// sequential readahead, not through the map: no page faults, and no SIGBUS if it shrinks).
+    File { file: &'a File, offset: u64 },
+    /// The caller's bytes.
+    Owned(&'a [u8]),
+}
+
+/// One tensor to write: its name, dtype, shape, length and bytes, and where they come from.
+pub(crate) struct Planned<'a> {
+    pub name: &'a str,
+    pub dtype: Dtype,
+    pub shape: Vec<u64>,
+    pub len: usize,
+    pub bytes: Bytes<'a>,
+    /// `(file, name)` of a copied tensor; `None` for an owned one (bytes in a `Vec`).
+    pub source: Option<(&'a Path, &'a str)>,
+}
+
+fn serializer_dtype(dtype: Dtype) -> Result<StDtype> {
+    let name = Dtype::name(dtype);
     serde_json::from_value(serde_json::Value::String(name.to_owned()))
         .map_err(|_| Error::InvalidArgument(format!("dtype {name:?} cannot be serialized")))
 }
@@ -87,10 +130,10 @@ fn open_sources(copied: &[CopiedTensor]) -> Result<HashMap<PathBuf, Shard>> {
     Ok(shards)
 }
 
-fn copied_view<'a>(
+fn copied_tensor<'a>(
     shards: &'a HashMap<PathBuf, Shard>,
-    tensor: &CopiedTensor,
-) -> Result<TensorView<'a>> {
+    tensor: &'a CopiedTensor,
+) -> Result<Planned<'a>> {
     let shard = &shards[&tensor.file];
     let unreadable = |reason: &str| Error::TensorUnreadable {
         name: tensor.source_name.clone(),
@@ -103,20 +146,26 @@ fn copied_view<'a>(
         .as_ref()
         .and_then(|h| h.tensors.iter().find(|e| e.name == tensor.source_name))
         .ok_or_else(|| unreadable("no such tensor in this file"))?;
-    let data = shard
-        .mapped_tensor_bytes(entry)
-        .ok_or_else(|| unreadable("its header entry or byte range is invalid"))?;
+    let invalid = || unreadable("its header entry or byte range is invalid");
+    let (start, stop) = shard.absolute_range(entry).ok_or_else(invalid)?;
+    let file = shard.open_file().ok_or_else(invalid)?;
     let (Some(dtype), Some(shape)) = (entry.dtype, entry.shape.as_ref()) else {
         return Err(unreadable("unknown dtype or shape"));
     };
-    Ok(TensorView {
-        dtype: serializer_dtype(Dtype::name(dtype))?,
-        shape: usize_shape(&tensor.name, shape)?,
-        data,
+    Ok(Planned {
+        name: &tensor.name,
+        dtype,
+        shape: shape.clone(),
+        len: usize::try_from(stop - start).map_err(|_| invalid())?,
+        bytes: Bytes::File {
+            file,
+            offset: start,
+        },
+        source: Some((&tensor.file, &tensor.source_name)),
     })
 }
 
-fn owned_view(tensor: &OwnedTensor) -> Result<TensorView<'_>> {
+fn owned_tensor(tensor: &OwnedTensor) -> Result<Planned<'_>> {
     let dtype = Dtype::parse(&tensor.dtype)
         .ok_or_else(|| Error::InvalidArgument(format!("unknown dtype {:?}", tensor.dtype)))?;
     let numel = tensor
@@ -133,48 +182,64 @@ fn owned_view(tensor: &OwnedTensor) -> Result<TensorView<'_>> {
             tensor.dtype
         )));
     }
-    Ok(TensorView {
-        dtype: serializer_dtype(&tensor.dtype)?,
-        shape: usize_shape(&tensor.name, &tensor.shape)?,
-        data: &tensor.data,
+    Ok(Planned {
+        name: &tensor.name,
+        dtype,
+        shape: tensor.shape.clone(),
+        len: tensor.data.len(),
+        bytes: Bytes::Owned(&tensor.data),
+        source: None,
     })
 }
 
 /// Writes `dest` (which must not exist yet) with the copied and owned tensors and `metadata`,
-/// fsyncs it, and returns its size in bytes. Fails, leaving `dest` for the caller to discard, when
-/// a name repeats, a source tensor cannot be read, a source shard shrank during the copy, or the
-/// write itself fails (ENOSPC, EFBIG, EROFS, ...).
+/// verifying every tensor as it goes (see the module docs), fsyncs it, and reports its size and
+/// what was found per tensor. A tensor whose written bytes are not its source's is reported in
+/// [`WrittenTensor::problem`], not as an error. Fails, leaving `dest` for the caller to discard,
+/// when a name repeats, a source tensor cannot be read, a source shard changed during the copy,
+/// the pass is cancelled, or the write itself fails (ENOSPC, EFBIG, EROFS, ...).
 pub fn write_file(
     dest: &Path,
     copied: &[CopiedTensor],
     owned: &[OwnedTensor],
     metadata: Option<BTreeMap<String, String>>,
-) -> Result<u64> {
+    opts: &WriteOptions,
+    progress: &dyn Progress,
+) -> Result<WriteReport> {
+    crate::pool::check_threads(opts.threads)?;
     let shards = open_sources(copied)?;
-    let mut views: Vec<(String, TensorView<'_>)> = Vec::with_capacity(copied.len() + owned.len());
+    let mut planned = Vec::with_capacity(copied.len() + owned.len());
     for tensor in copied {
-        views.push((tensor.name.clone(), copied_view(&shards, tensor)?));
+        planned.push(copied_tensor(&shards, tensor)?);
     }
     for tensor in owned {
-        views.push((tensor.name.clone(), owned_view(tensor)?));
+        planned.push(owned_tensor(tensor)?);
     }
-    let mut seen = std::collections::HashSet::new();
-    if let Some((name, _)) = views.iter().find(|(n, _)| !seen.insert(n.clone())) {
+    let mut seen = HashSet::new();
+    if let Some(p) = planned.iter().find(|p| !seen.insert(p.name)) {
         return Err(Error::InvalidArgument(format!(
-            "tensor {name:?} is written twice"
+            "tensor {:?} is written twice",
+            p.name
         )));
     }
-    if dest.exists() {
-        return Err(Error::InvalidArgument(format!(
-            "{} already exists",
-            dest.display()
-        )));
+    let mut entries = Vec::with_capacity(planned.len());
+    for p in &planned {
+        entries.push(Entry {
+            name: p.name,
+            dtype: serializer_dtype(p.dtype)?,
+            shape: usize_shape(p.name, &p.shape)?,
+            len: p.len,
+        });
     }
     let info = metadata.map(|m| m.into_iter().collect::<HashMap<_, _>>());
-    safetensors::serialize_to_file(views, info, dest).map_err(|e| match e {
-        safetensors::SafeTensorError::IoError(source) => Error::io(dest, source),
-        other => Error::InvalidArgument(format!("{}: {other}", dest.display())),
-    })?;
+    let (head, total) = header::header_bytes(&entries, info)?;
+    let file = File::options()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .open(dest)
+        .map_err(|e| Error::io(dest, e))?;
+    let tensors = pass::write_and_verify(dest, &file, &head, total, &planned, opts, progress)?;
     for shard in shards.values() {
         if let Some(offset) = shard.changed_from() {
             return Err(Error::InvalidCheckpoint {
@@ -183,9 +248,9 @@ pub fn write_file(
             });
         }
     }
-    let file = File::open(dest).map_err(|e| Error::io(dest, e))?;
     file.sync_all().map_err(|e| Error::io(dest, e))?;
-    Ok(file.metadata().map_err(|e| Error::io(dest, e))?.len())
+    let size = file.metadata().map_err(|e| Error::io(dest, e))?.len();
+    Ok(WriteReport { size, tensors })
 }
 
 /// fsyncs a directory so the names created in it (files, a renamed directory) are durable.

@@ -131,3 +131,93 @@ fn ties_report_the_first_place() {
         assert_eq!(bits(&got), bits(&want), "{level:?}");
     }
 }
+
+/// Every lane of every accumulator as raw bits.
+fn lane_bits(l: &crate::diff::lanes::Lanes) -> Vec<u64> {
+    let arrays = [
+        l.sum_abs,
+        l.sum_sq_diff,
+        l.sum_sq_a,
+        l.sum_sq_b,
+        l.dot,
+        l.max_abs,
+    ];
+    let mut out: Vec<u64> = arrays.iter().flatten().map(|x| x.to_bits()).collect();
+    out.extend([l.finite, l.mismatched, l.nonfinite_mismatched]);
+    out
+}
+
+/// Finite values of `dtype` from `words`, narrowed so differences sit near the tolerance.
+fn finite_sides(dtype: Dtype, words: &[u32], flips: &[u8]) -> (Vec<u8>, Vec<u8>) {
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for (&x, &f) in words.iter().zip(flips.iter().cycle()) {
+        // Exponents kept well inside the range, so every value is finite and normal or zero.
+        let (x, y) = match dtype {
+            Dtype::F32 => {
+                let x = x & 0x8FFF_FFFF | 0x3000_0000;
+                (x, x ^ u32::from(f))
+            }
+            Dtype::F16 => {
+                let x = x & 0x9FFF | 0x2000;
+                (x, x ^ u32::from(f & 0x3F))
+            }
+            _ => {
+                let x = x & 0x8FFF | 0x3000;
+                (x, x ^ u32::from(f & 0x3F))
+            }
+        };
+        let w = if dtype == Dtype::F32 { 4 } else { 2 };
+        a.extend_from_slice(&x.to_le_bytes()[..w]);
+        b.extend_from_slice(&y.to_le_bytes()[..w]);
+    }
+    (a, b)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(100))]
+
+    /// On finite data each vector body (AVX-512, AVX2) fills the lanes with exactly the bits of
+    /// the portable loop over the same places, for every dtype and tolerance.
+    #[test]
+    fn vector_bodies_equal_the_portable_loop(words in prop::collection::vec(any::<u32>(), 0..700),
+                                              flips in prop::collection::vec(any::<u8>(), 1..40),
+                                              dt in 0usize..3, tol_pick in 0usize..3) {
+        use crate::diff::fused::{body_dispatched, body_portable};
+        let dtype = [Dtype::Bf16, Dtype::F16, Dtype::F32][dt];
+        let (a, b) = finite_sides(dtype, &words, &flips);
+        let tol = [default_tolerance(dtype), (0.0, 0.0), (1e-3, 1e-2)][tol_pick];
+        for level in [Level::Avx2, Level::Avx512] {
+            let (done, lanes) = with_level(level, || body_dispatched(dtype, &a, &b, words.len(), tol));
+            prop_assert_eq!(done % 16, 0);
+            let want = body_portable(dtype, &a, &b, done, tol);
+            prop_assert_eq!(lane_bits(&lanes), lane_bits(&want), "{:?} {:?} {}", dtype, level, done);
+        }
+    }
+}
+
+/// The comparisons above only mean something if the vector bodies run here: on a CPU with
+/// AVX-512 (AVX2) that body takes every whole step of 32 BF16 places (16).
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn vector_bodies_run_whole_steps_where_the_cpu_allows() {
+    use crate::diff::lanes::Lanes;
+    use crate::diff::{fused_avx2, fused_avx512};
+    use crate::elements::cpu::{has_avx2_f16c, has_avx512};
+    let (a, b) = finite_sides(Dtype::Bf16, &[0x1234_5678; 120], &[1]);
+    let tol = (0.0, 0.0);
+    let fresh = || Lanes::NEW;
+    let wide = with_level(Level::Avx512, || {
+        let run = fused_avx512::body(Dtype::Bf16, &a, &b, 112, tol, &mut fresh());
+        (run, has_avx512())
+    });
+    assert_eq!(wide.0, if wide.1 { 96 } else { 0 });
+    let narrow = with_level(Level::Avx2, || {
+        let run = fused_avx2::body(Dtype::Bf16, &a, &b, 112, tol, &mut fresh());
+        (run, has_avx2_f16c())
+    });
+    assert_eq!(narrow.0, if narrow.1 { 112 } else { 0 });
+    let none = with_level(Level::Portable, || {
+        fused_avx2::body(Dtype::Bf16, &a, &b, 112, tol, &mut fresh())
+    });
+    assert_eq!(none, 0);
+}

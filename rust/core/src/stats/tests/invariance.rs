@@ -120,3 +120,27 @@ fn portable_avx2_and_avx512_paths_agree_bitwise() {
         }
     }
 }
+
+#[test]
+fn a_chunk_fed_in_pieces_gives_the_bits_of_the_whole_chunk() {
+    use crate::stats::chunk::{chunk_partial, ChunkStats, PIECE_QUANTUM};
+    let mut next = rng(29);
+    // Random bytes with a few finite patterns forced, more than two pieces and a ragged end.
+    let bytes: Vec<u8> = (0..2 * PIECE_QUANTUM + 24 * 1001)
+        .map(|i| if i % 7 == 0 { 0x3C } else { next() as u8 })
+        .collect();
+    for dtype in Dtype::ALL {
+        let data = &bytes[..bytes.len() / 24 * 24];
+        let mut buf = Vec::new();
+        let whole = chunk_partial(dtype, data, None, &mut buf);
+        let mut pieces = ChunkStats::new(dtype);
+        for piece in data.chunks(PIECE_QUANTUM) {
+            pieces.feed(piece, None, &mut buf);
+        }
+        assert_eq!(
+            format!("{:?}", pieces.finish()),
+            format!("{whole:?}"),
+            "{dtype}"
+        );
+    }
+}

@@ -1,0 +1,102 @@
+"""Engine truth for `fix` outputs: every output `fix_outputs.py` wrote (and the source of every
+NOTHING TO DO) loaded with the engine version it was fixed for, by the same drivers as `run.py`
+(the engines' own code, run unchanged), into `fix_truth.json` beside `engine_truth.json`.
+
+Usage (the truth venv: CPU torch, transformers, safetensors, speculators):
+    python tools/engine_truth/fix_truth.py --outputs /tmp/fix_outputs [--out fix_truth.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import warnings
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import stub_imports  # noqa: E402
+from drafter import load_drafter  # noqa: E402
+from run import DRIVERS, hoist_shared, scrub  # noqa: E402
+from wheels import DEFAULT_CACHE, Wheel, download  # noqa: E402
+
+SCHEMA_VERSION = 1
+KEPT = ("status", "exit_code", "refusal", "fingerprint")
+
+
+def judge(path: Path, name: str, engine: str, version: str, wheels: dict) -> dict:
+    """The engine's record for the drafter at `path` (scrubbed of machine paths)."""
+    drafter = load_drafter(path, name)
+    if engine == "speculators":
+        import speculators_truth
+
+        if speculators_truth.version() != version:
+            raise SystemExit(
+                f"speculators {speculators_truth.version()} installed, {version} asked"
+            )
+        result = speculators_truth.run(drafter)
+    else:
+        if (engine, version) not in wheels:
+            wheels[engine, version] = Wheel(download(engine, version, DEFAULT_CACHE))
+        result = DRIVERS[engine](drafter, wheels[engine, version], version)
+    return scrub(result, path) | {"tensors": drafter.summary(), "config": drafter.config}
+
+
+def judged_key(run_key: str, fingerprint: str) -> str:
+    """Runs that planned the same output for the same drafter and engine version share one
+    judgement (with and without --target often do)."""
+    drafter, spec, _mode = run_key.split(" ")
+    return f"{drafter} {spec} {fingerprint}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Judges every distinct output of the manifest and writes the JSON."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--outputs", type=Path, required=True, help="fix_outputs.py --out DIR")
+    ap.add_argument("--out", type=Path, default=HERE / "fix_truth.json")
+    args = ap.parse_args(argv)
+    warnings.filterwarnings("ignore")
+    stub_imports.install()
+    manifest = json.loads((args.outputs / "manifest.json").read_text())
+    runs: dict[str, dict] = {}
+    judged: dict[str, dict] = {}
+    wheels: dict = {}
+    for key, row in sorted(manifest.items()):
+        drafter, spec, _mode = key.split(" ")
+        engine, version = spec.split("@")
+        runs[key] = {k: row[k] for k in KEPT if k in row}
+        if "path" not in row:
+            print(f"{key:72s} {row['status']}", flush=True)
+            continue
+        shared = judged_key(key, row["fingerprint"])
+        runs[key]["judged"] = shared
+        if shared not in judged:
+            path = Path(row["path"])
+            record = judge(path, drafter, engine, version, wheels)
+            judged[shared] = {
+                "source_judged": row["status"] != "fixed",
+                "tensors": record.pop("tensors"),
+                "config": scrub(record.pop("config"), path),
+                "results": {spec: record},
+            }
+        verdict = judged[shared]["results"][spec]["verdict"]
+        print(f"{key:72s} {row['status']:14s} {verdict}", flush=True)
+    out = {"drafters": judged, "engine_evidence": {}, "opaque_names": {}}
+    hoist_shared(out)
+    doc = {
+        "schema_version": SCHEMA_VERSION,
+        "generated_by": "tools/engine_truth/fix_truth.py",
+        "runs": runs,
+        "judged": out["drafters"],
+        "engine_evidence": out["engine_evidence"],
+        "opaque_names": out["opaque_names"],
+    }
+    args.out.write_text(json.dumps(doc, indent=1, sort_keys=True, default=str) + "\n")
+    print(f"wrote {args.out}: {len(runs)} runs, {len(judged)} distinct outputs judged")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
