@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +18,7 @@ from eagle3_inspect.commands.fix.simulate import UNFIXABLE
 from eagle3_inspect.commands.validate import validate
 from eagle3_inspect.reader.draft_config import read_draft_config
 from tests.commands.fix.helpers import load_all, tree_digest
+from tests.rules.en.pending_families import PENDING_FIX_DRAFTERS
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus"
 DRAFTERS = [e["dir"] for e in json.loads((CORPUS / "manifest.json").read_text())["drafters"]]
@@ -60,8 +62,26 @@ def _check_fixed(src: Path, dst: Path, report, engine: str) -> None:
         np.testing.assert_array_equal(d2t_dst + np.arange(d2t_dst.size), d2t_src)
 
 
+class PendingFamilyCell(UserWarning):
+    """A corpus drafter whose fix plan waits on the families work (pending_families.py)."""
+
+
 @pytest.mark.parametrize("drafter", DRAFTERS)
 def test_every_corpus_drafter_for_every_engine(drafter: str, tmp_path: Path) -> None:
+    reason = PENDING_FIX_DRAFTERS.get(drafter)
+    if reason is None:
+        _fix_every_engine(drafter, tmp_path)
+        return
+    try:
+        _fix_every_engine(drafter, tmp_path)
+    except AssertionError as exc:
+        first = str(exc).splitlines()[0][:200]
+        warnings.warn(f"pending fix: {drafter}: {reason}: {first}", PendingFamilyCell, stacklevel=1)
+        return
+    pytest.fail(f"STALE PENDING fix {drafter}: fix now passes every engine; remove it")
+
+
+def _fix_every_engine(drafter: str, tmp_path: Path) -> None:
     src = CORPUS / drafter
     digest = tree_digest(src)
     outcomes, codes = {}, set()

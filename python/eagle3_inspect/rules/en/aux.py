@@ -157,6 +157,21 @@ def check_aux_layer_ids(
     return findings
 
 
+def engine_layer_ids(profile: FamilyProfile, config: Mapping[str, Any]) -> Any:
+    """The layer ids this engine version's reader returns for `config`: the first present of
+    `aux_layer_ids`, a z-lab `dflash_config.target_layer_ids` shifted by the version's
+    `target_layer_ids_shift`; None when it reads none."""
+    first = first_present(config, profile.aux_layer_ids)
+    if first is None:
+        return None
+    key, value = first
+    ids = _ids(value)
+    shift = profile.target_layer_ids_shift
+    if key == "dflash_config.target_layer_ids" and ids is not None and shift:
+        return [i + shift for i in ids]
+    return value
+
+
 def _target_layer_shift(profile: FamilyProfile, config: Mapping[str, Any]) -> list[Finding]:
     """EN021: a z-lab DFlash config's output-of `dflash_config.target_layer_ids` captured as
     they are, before layer i, instead of before layer i + 1 (when the engine reads them: no
