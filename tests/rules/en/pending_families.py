@@ -18,15 +18,6 @@ README.md, "Pending cells"); edit by hand only to remove cells the rules now get
 from __future__ import annotations
 
 PENDING: dict[str, frozenset[str]] = {
-    "corpus/modelopt-0.47.0-mla-kimik2 vllm@0.19.0": frozenset(["errors"]),
-    "corpus/modelopt-0.47.0-mla-kimik2 vllm@0.20.0": frozenset(["aux_ids"]),
-    "corpus/modelopt-0.47.0-mla-kimik2 vllm@0.21.0": frozenset(["aux_ids"]),
-    "corpus/speculators-0.9.0-aux-ids vllm@0.19.0": frozenset(["errors"]),
-    "corpus/speculators-0.9.0-default vllm@0.19.0": frozenset(["errors"]),
-    "corpus/speculators-0.9.0-full-vocab vllm@0.19.0": frozenset(["errors"]),
-    "corpus/speculators-0.9.0-layers2 vllm@0.19.0": frozenset(["errors"]),
-    "corpus/speculators-0.9.0-nbr-false vllm@0.19.0": frozenset(["errors"]),
-    "corpus/speculators-0.9.0-no-norm-output vllm@0.19.0": frozenset(["errors"]),
     "corpus/speculators-0.9.0-peagle vllm@0.22.0": frozenset(["aux_ids", "fc_width"]),
     "corpus/speculators-0.9.0-peagle vllm@0.24.0": frozenset(["aux_ids", "errors", "fc_width"]),
     "corpus/speculators-0.9.0-peagle-llama vllm@0.22.0": frozenset(
@@ -35,7 +26,6 @@ PENDING: dict[str, frozenset[str]] = {
     "corpus/speculators-0.9.0-peagle-llama vllm@0.24.0": frozenset(
         ["aux_ids", "errors", "fc_width"]
     ),
-    "corpus/speculators-0.9.0-qwen3-verifier vllm@0.19.0": frozenset(["errors"]),
 }
 
 # Corpus drafters `tests/commands/fix/test_corpus.py` (fix over every drafter x engine) waits on,
