@@ -10,7 +10,7 @@ use crate::regular::open_regular;
 use crate::source::{read_exact, RangeSource};
 use memmap2::Mmap;
 use std::borrow::Cow;
-use std::fs::Metadata;
+use std::fs::{File, Metadata};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -63,6 +63,13 @@ impl Shard {
     /// Opens and maps `path`, then reads and validates its header (touching only header pages).
     /// The file's descriptor is closed before this returns; the map stays.
     pub fn open(path: &Path) -> Result<Shard> {
+        Shard::open_with_file(path).map(|(shard, _file)| shard)
+    }
+
+    /// [`Shard::open`], also handing back the open file (the shard keeps no descriptor), for a
+    /// caller that reads tensor bytes by offset: the same inode the header was read from,
+    /// whatever happens to the path afterwards.
+    pub(crate) fn open_with_file(path: &Path) -> Result<(Shard, File)> {
         let (file, meta) = open_regular(path)?;
         let file_len = meta.len();
         let bytes = if file_len == 0 {
@@ -84,9 +91,8 @@ impl Shard {
             bytes,
             identity: Some(identity(&meta)),
         };
-        drop(file);
         shard.read_header();
-        Ok(shard)
+        Ok((shard, file))
     }
 
     /// Builds the shard named `path` on a ranged `source`: reads the 8-byte length prefix, then
@@ -131,12 +137,6 @@ impl Shard {
         let report = read_header(self.header_prefix(), self.file_len, &self.path);
         self.header = report.header;
         self.findings = report.findings;
-    }
-
-    /// The open file behind the map (`None` for a ranged source), for reading by offset: the same
-    /// inode the header was read from, whatever has happened to the path since.
-    pub(crate) fn open_file(&self) -> Option<&File> {
-        self.file.as_ref()
     }
 
     /// Absolute byte range in the file of a readable tensor entry (`None` when not readable).

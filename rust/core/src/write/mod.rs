@@ -119,22 +119,23 @@ fn usize_shape(name: &str, shape: &[u64]) -> Result<Vec<usize>> {
         .map_err(|_| Error::InvalidArgument(format!("tensor {name:?}: shape {shape:?} too large")))
 }
 
-/// Opens each source shard once.
-fn open_sources(copied: &[CopiedTensor]) -> Result<HashMap<PathBuf, Shard>> {
+/// Opens each source shard once, keeping its file open for the pass to read pieces from (a
+/// shard itself holds no descriptor).
+fn open_sources(copied: &[CopiedTensor]) -> Result<HashMap<PathBuf, (Shard, File)>> {
     let mut shards = HashMap::new();
     for tensor in copied {
         if !shards.contains_key(&tensor.file) {
-            shards.insert(tensor.file.clone(), Shard::open(&tensor.file)?);
+            shards.insert(tensor.file.clone(), Shard::open_with_file(&tensor.file)?);
         }
     }
     Ok(shards)
 }
 
 fn copied_tensor<'a>(
-    shards: &'a HashMap<PathBuf, Shard>,
+    shards: &'a HashMap<PathBuf, (Shard, File)>,
     tensor: &'a CopiedTensor,
 ) -> Result<Planned<'a>> {
-    let shard = &shards[&tensor.file];
+    let (shard, file) = &shards[&tensor.file];
     let unreadable = |reason: &str| Error::TensorUnreadable {
         name: tensor.source_name.clone(),
         file: tensor.file.clone(),
@@ -148,7 +149,6 @@ fn copied_tensor<'a>(
         .ok_or_else(|| unreadable("no such tensor in this file"))?;
     let invalid = || unreadable("its header entry or byte range is invalid");
     let (start, stop) = shard.absolute_range(entry).ok_or_else(invalid)?;
-    let file = shard.open_file().ok_or_else(invalid)?;
     let (Some(dtype), Some(shape)) = (entry.dtype, entry.shape.as_ref()) else {
         return Err(unreadable("unknown dtype or shape"));
     };
@@ -240,7 +240,7 @@ pub fn write_file(
         .open(dest)
         .map_err(|e| Error::io(dest, e))?;
     let tensors = pass::write_and_verify(dest, &file, &head, total, &planned, opts, progress)?;
-    for shard in shards.values() {
+    for (shard, _) in shards.values() {
         if let Some(offset) = shard.changed_from() {
             return Err(Error::InvalidCheckpoint {
                 path: shard.path.clone(),
