@@ -77,20 +77,17 @@ def test_every_fixed_output_loads_as_trained_in_the_engines_own_code(
     assert not problems, "\n".join(problems)
 
 
-def test_outputs_the_harness_cannot_judge_are_few_and_named() -> None:
-    """Rows whose engine class the harness does not exec (vLLM's qwen3_eagle3 for a Qwen3
-    draft) are not held above; they stay visible here."""
+def test_every_output_fix_calls_done_is_judged() -> None:
+    """No run `fix` calls done escapes the check above as not modelled: since issue 19 the
+    family drivers exec vLLM's qwen3_eagle3 for a Qwen3 draft (the 6 rows of
+    speculators-0.9.0-qwen3-draft on vLLM >= 0.25 issue 20 left unjudged)."""
     unjudged = sorted(
         key
         for key, row in TRUTH["runs"].items()
         if row["status"] in ("fixed", "nothing-to-do")
         and not harm.compared(TRUTH["judged"][row["judged"]]["results"][key.split(" ")[1]])
     )
-    assert unjudged == [
-        f"speculators-0.9.0-qwen3-draft vllm@{v} {mode}"
-        for v in ("0.25.0", "0.30.0", "0.33.0")
-        for mode in ("plain", "target")
-    ]
+    assert unjudged == []
 
 
 def test_the_seed_path_is_judged_fixed_and_loaded() -> None:
