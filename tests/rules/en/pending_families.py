@@ -17,16 +17,7 @@ README.md, "Pending cells"); edit by hand only to remove cells the rules now get
 
 from __future__ import annotations
 
-PENDING: dict[str, frozenset[str]] = {
-    "corpus/speculators-0.9.0-peagle vllm@0.22.0": frozenset(["aux_ids", "fc_width"]),
-    "corpus/speculators-0.9.0-peagle vllm@0.24.0": frozenset(["aux_ids", "errors", "fc_width"]),
-    "corpus/speculators-0.9.0-peagle-llama vllm@0.22.0": frozenset(
-        ["aux_ids", "errors", "fc_width"]
-    ),
-    "corpus/speculators-0.9.0-peagle-llama vllm@0.24.0": frozenset(
-        ["aux_ids", "errors", "fc_width"]
-    ),
-}
+PENDING: dict[str, frozenset[str]] = {}
 
 # Corpus drafters `tests/commands/fix/test_corpus.py` (fix over every drafter x engine) waits on,
 # with why. Same contract: a failure is printed as a PendingFamilyCell warning, a pass fails as
