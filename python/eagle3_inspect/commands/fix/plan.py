@@ -136,6 +136,7 @@ def _config_for(
         )
         if d2t_len is not None and config.get("draft_vocab_size") is None:
             config["draft_vocab_size"] = d2t_len
+        _refuse_headless_dflash_for_speculators(profile, source, config, names)
         return _held_to_contract(profile, config, source, verifier)
     config = (
         to_speculators_style(source, verifier_archs, family)
@@ -156,6 +157,27 @@ def _config_for(
         if rule.read and intent is not None and holds(config, rule.when):
             set_path(config, rule.read[0], intent[0])
     return _held_to_contract(profile, config, source, verifier)
+
+
+def _refuse_headless_dflash_for_speculators(
+    profile: FamilyProfile, source: dict[str, Any], config: dict[str, Any], names: set[str]
+) -> None:
+    """DF012: speculators' own DFlashDraftModel never loaded as trained a DFlash drafter
+    converted from a config with no draft_vocab_size and no lm_head of its own (the
+    Model-Optimizer form, which logits through the target's head): tools/engine_truth/
+    fix_truth.json, d2t / t2d never loaded; with a verifier, a size mismatch loading the head.
+    So no speculators config is written for one."""
+    converted = "speculators_model_type" not in source  # speculators' own output loads
+    headless = "lm_head.weight" not in names and config.get("draft_vocab_size") is None
+    if profile.engine == "speculators" and converted and headless:
+        raise Refusal(
+            "DF012",
+            f"{profile.label} cannot load this DFlash drafter as trained: it has no lm_head "
+            "of its own and states no draft_vocab_size, so speculators' DFlashDraftModel "
+            "builds a draft head and d2t / t2d (its default draft vocabulary) the checkpoint "
+            "cannot fill (run: d2t / t2d never loaded; with a verifier, a size mismatch "
+            "loading the head)",
+        )
 
 
 def _held_to_contract(
