@@ -95,3 +95,32 @@ def test_a_target_model_or_an_unknown_family_is_never_converted(tmp_path: Path) 
     unknown.config["speculators_model_type"] = "dspark"
     report = fix(unknown.write(tmp_path / "u"), engine="vllm@0.33.0", out=tmp_path / "u2")
     assert report.status == "refused" and report.refusal["code"] == "FM001"
+
+
+CORPUS = Path(__file__).resolve().parents[2] / "corpus"
+
+
+def test_speculators_is_never_given_what_its_own_code_did_not_load(tmp_path: Path) -> None:
+    """tools/engine_truth/fix_truth.json: speculators@0.9.0 loaded Model-Optimizer's DFlash,
+    converted, with d2t / t2d never loaded (with --target: a size mismatch loading the head),
+    and its FP8 drafter with every weight_scale / input_scale dropped. fix refuses both."""
+    for target in (None, CORPUS / "verifiers/qwen3-8l"):
+        dflash = fix(
+            CORPUS / "modelopt-0.47.0-dflash",
+            engine="speculators@0.9.0",
+            out=tmp_path / "d",
+            target=target,
+            dry_run=True,
+        )
+        assert dflash.status == "refused" and dflash.refusal["code"] == "DF012", target
+        assert "draft_vocab_size" in dflash.refusal["reason"]
+    fp8 = fix(
+        CORPUS / "modelopt-0.47.0-fp8",
+        engine="speculators@0.9.0",
+        out=tmp_path / "f",
+        target=CORPUS / "verifiers/llama-8l",
+        dry_run=True,
+    )
+    assert fp8.status == "refused" and fp8.refusal["code"] == "EN001"
+    assert "fc.input_scale" in fp8.refusal["reason"] and "nn.Linear" in fp8.refusal["reason"]
+    assert not (tmp_path / "d").exists() and not (tmp_path / "f").exists()
