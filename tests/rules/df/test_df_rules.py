@@ -117,9 +117,14 @@ def test_target_layer_ids_in_range_under_the_plus_one_convention(tmp_path) -> No
     assert "DF101" in [c for c, _ in _codes(zlab, tmp_path / "b", target=target)]
 
 
+# Codes only `fix` gives (a conversion it refuses), each fired in tests/commands/fix:
+# DF012 in test_families.py::test_speculators_is_never_given_what_its_own_code_did_not_load.
+FIX_REFUSALS = {"DF012"}
+
+
 def test_every_df_code_has_a_firing_test() -> None:
     codes = {c for c in all_rules() if c.startswith("DF")}
-    assert codes == set(CASES) | set(TARGET_CASES)
+    assert codes == set(CASES) | set(TARGET_CASES) | FIX_REFUSALS
 
 
 def test_no_e3_rule_runs_on_a_dflash_drafter(tmp_path) -> None:
