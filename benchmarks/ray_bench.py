@@ -23,7 +23,11 @@ import time
 from pathlib import Path
 
 import bench_data
-from eagle3_inspect.cluster.local import start_local_cluster
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' local cluster
+
+from tests.cluster.local import start_local_cluster
+
 from eagle3_inspect.commands.audit import audit
 from eagle3_inspect.synthetic.demo import DIMS
 from eagle3_inspect.synthetic.drafters import build_drafter, mutate_d2t_absolute

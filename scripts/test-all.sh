@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every check the project has: Rust lints and tests, Python lints and tests.
+# Every check the project has: Rust lints and tests, Python lints, types (mypy --strict) and tests.
 # Installs the package (building the extension) and the dev dependencies first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,4 +18,5 @@ cargo clippy --workspace --all-targets -- -D warnings
 cargo test --workspace
 ruff check .
 ruff format --check .
+mypy
 python -m pytest

@@ -67,7 +67,7 @@ def _record(self, *args, **kwargs):
 
 
 Finding.__init__ = _record
-# Findings made per tensor skip Finding.__init__ (frozen.fast_builder): record those too.
+# Findings made per tensor skip Finding.__init__ (records.fast_builder): record those too.
 _built_init = build_finding.__init__
 
 

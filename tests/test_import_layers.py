@@ -1,10 +1,12 @@
 """The package's import graph: acyclic, and every import runs down the layers.
 
-face (cli, the top-level API) -> commands (scan, validate, diff) -> rules -> layout (the drafter
-architecture) -> reader (Checkpoint, stats, vocab, configs; and cluster/, its Ray-backed twin)
--> base (findings, errors, registry, version, html: the HTML pieces)
--> _native. `synthetic` (test and demo data) sits beside the reader and needs only the base.
-Every import counts: module level, inside functions and under `if TYPE_CHECKING:`.
+faces (cli, html, the top-level API) -> commands (scan, validate, diff, fix) -> rules -> layout
+(the drafter architecture) -> reader (Checkpoint, stats, vocab, configs; cluster/, its Ray-backed
+twin; writer, fix's one write path) -> base (findings, errors, registry, records, units, version) ->
+_native. `synthetic` (test and demo data) sits beside the reader and needs only the base.
+Every import counts: module level, inside functions and under `if TYPE_CHECKING:`, with one
+exception: a notebook hook (`_repr_html_`, called by Jupyter, never by the package) imports its
+view from the `html` face when it is called.
 """
 
 from __future__ import annotations
@@ -22,23 +24,34 @@ LAYERS = {
     "_native": 0,
     "errors": 1,
     "findings": 1,
-    "frozen": 1,
     "jsontext": 1,
-    "html": 1,
+    "records": 1,
     "registry": 1,
+    "units": 1,
     "version": 1,
     "echo": 1,
     "writing": 1,
     "reader": 2,
     "cluster": 2,
+    "writer": 2,
     "synthetic": 2,
     "layout": 3,
     "rules": 4,
     "commands": 5,
     "cli": 6,
+    "html": 6,
     "__init__": 6,
     "__main__": 6,
 }
+
+
+# Jupyter calls it to show an object; it draws the object through the html face.
+NOTEBOOK_HOOK = "_repr_html_"
+
+
+def is_face_import(node: ast.AST) -> bool:
+    """`from eagle3_inspect.html... import ...`: what a notebook hook may import."""
+    return isinstance(node, ast.ImportFrom) and (node.module or "").startswith(f"{PACKAGE}.html")
 
 
 def module_name(path: Path) -> str:
@@ -61,7 +74,16 @@ def imports_of(module: str, path: Path, known: dict[str, Path]) -> set[str]:
     """Every package module `module` imports, wherever the import statement is."""
     is_package = path.name == "__init__.py"
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    tree = ast.parse(path.read_text(), str(path))
+    hooks = {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef) and node.name == NOTEBOOK_HOOK
+        for inner in ast.walk(node)
+    }
+    for node in ast.walk(tree):
+        if id(node) in hooks and is_face_import(node):
+            continue
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -146,8 +168,24 @@ def test_the_cycle_finder_finds_cycles():
 
 
 def test_only_the_reader_consumes_native_results():
-    """The binding's return shapes are read in one place (reader/); errors and the package
-    version are the only other uses of `_native`."""
+    """The binding's return shapes are read in one place (reader/); errors, the package version
+    (`version`) and fix's write path (`writer`) are the only other uses of `_native`."""
     users = {m for m, targets in graph().items() if f"{PACKAGE}._native" in targets}
     outside = {m for m in users if not m.startswith(f"{PACKAGE}.reader")}
-    assert outside == {f"{PACKAGE}.version", f"{PACKAGE}.errors"}
+    assert outside == {f"{PACKAGE}.version", f"{PACKAGE}.errors", f"{PACKAGE}.writer"}
+
+
+def test_only_notebook_hooks_import_the_html_face_from_below():
+    """The exemption above is used, and only by `_repr_html_` (a test that would pass with an
+    import anywhere else in it would prove nothing)."""
+    known = modules()
+    below = [m for m in known if layer(m) < LAYERS["html"]]
+    hooked = set()
+    for module in below:
+        tree = ast.parse(known[module].read_text())
+        for node in ast.walk(tree):
+            hook = isinstance(node, ast.FunctionDef) and node.name == NOTEBOOK_HOOK
+            if hook and any(is_face_import(inner) for inner in ast.walk(node)):
+                hooked.add(module)
+    assert f"{PACKAGE}.reader.checkpoint" in hooked
+    assert f"{PACKAGE}.commands.scan" in hooked

@@ -21,26 +21,29 @@ if TYPE_CHECKING:
     from eagle3_inspect.commands.fix import FixReport, fix
     from eagle3_inspect.commands.scan import ScanReport, scan
     from eagle3_inspect.commands.servable import require_servable
-    from eagle3_inspect.commands.validate import Report, validate
+    from eagle3_inspect.commands.validate import ValidateReport, validate
     from eagle3_inspect.findings import Finding, Severity
     from eagle3_inspect.reader.checkpoint import Checkpoint, FileInfo
-    from eagle3_inspect.reader.opening import open
+    from eagle3_inspect.reader.opening import open_checkpoint as open
+
+    Report = ValidateReport
     from eagle3_inspect.reader.tensorinfo import TensorInfo
 
-# Public name -> the module that defines it.
-_LAZY = {
+# Public name -> the module that defines it (and its name there, when it differs).
+_LAZY: dict[str, str | tuple[str, str]] = {
     "Checkpoint": "eagle3_inspect.reader.checkpoint",
     "DiffReport": "eagle3_inspect.commands.diff",
     "FileInfo": "eagle3_inspect.reader.checkpoint",
     "FixReport": "eagle3_inspect.commands.fix",
     "Finding": "eagle3_inspect.findings",
-    "Report": "eagle3_inspect.commands.validate",
+    "Report": ("eagle3_inspect.commands.validate", "ValidateReport"),  # its name before 0.2
     "ScanReport": "eagle3_inspect.commands.scan",
+    "ValidateReport": "eagle3_inspect.commands.validate",
     "Severity": "eagle3_inspect.findings",
     "TensorInfo": "eagle3_inspect.reader.tensorinfo",
     "diff": "eagle3_inspect.commands.diff",
     "fix": "eagle3_inspect.commands.fix",
-    "open": "eagle3_inspect.reader.opening",
+    "open": ("eagle3_inspect.reader.opening", "open_checkpoint"),
     "require_servable": "eagle3_inspect.commands.servable",
     "scan": "eagle3_inspect.commands.scan",
     "validate": "eagle3_inspect.commands.validate",
@@ -57,7 +60,8 @@ def __getattr__(name: str) -> Any:
             if exc.name != f"{__name__}.{name}":
                 raise
             raise AttributeError(f"module 'eagle3_inspect' has no attribute {name!r}") from None
-    value = getattr(importlib.import_module(module), name)
+    module, attribute = (module, name) if isinstance(module, str) else module
+    value = getattr(importlib.import_module(module), attribute)
     globals()[name] = value  # later lookups skip this function
     return value
 
@@ -76,6 +80,7 @@ __all__ = [
     "ScanReport",
     "Severity",
     "TensorInfo",
+    "ValidateReport",
     "__version__",
     "diff",
     "errors",

@@ -2,17 +2,21 @@
 step with rust/python/src/*.rs. Callers should prefer the Python API in `eagle3_inspect`.
 
 One marshalling style (rust/python/src/convert.rs): every function returns plain Python values,
-records as dicts with string keys; a per-tensor table is a dict of columns."""
+records as dicts with string keys (typed below), a per-tensor table as a dict of columns."""
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 VERSION: str
+MAX_THREADS: int
 
 def kernel_level() -> str:
     """The widest vector kernels this CPU runs: "avx512", "avx2" or "portable" (run-time check)."""
 
 ProgressCallback = Callable[[int, int], Any]
+# A shape's native form (`records.Shape.native`): per field `"key": ` text, attribute, kind,
+# whether a None leaves it out.
+ShapeSpec = tuple[tuple[str, str, int, bool], ...]
 
 class InspectError(Exception): ...
 class InvalidCheckpointError(InspectError): ...
@@ -20,6 +24,111 @@ class TensorUnreadableError(InspectError): ...
 class CheckpointNotFoundError(InspectError, FileNotFoundError): ...
 class TensorNotFoundError(InspectError, KeyError): ...
 class InvalidArgumentError(InspectError, ValueError): ...
+
+class NativeFinding(TypedDict):
+    """A finding the core emitted (`convert.rs::finding_dict`)."""
+
+    code: str
+    severity: Literal["error", "warning", "info"]
+    message: str
+    file: str | None
+    tensor: str | None
+    offset: int | None
+
+class ConfigText(TypedDict):
+    """config.json beside the weights: where it is and its text."""
+
+    path: str
+    text: str
+
+class FileRecord(TypedDict):
+    """One safetensors file of a checkpoint."""
+
+    path: str
+    bytes: int
+    tensors: int
+    header_bytes: int | None
+    data_offset: int | None
+    metadata: dict[str, str] | None
+
+class TensorColumns(TypedDict):
+    """The tensor table: row i of each column is tensor i, in name order. `shape` and `nbytes`
+    are None for an entry whose header is unreadable; `offset` is absolute in `file`."""
+
+    name: list[str]
+    dtype: list[str]
+    shape: list[list[int] | None]
+    nbytes: list[int | None]
+    file: list[str]
+    offset: list[int]
+    readable: list[bool]
+
+# The stats pass's columns: `name` (when names were given) and every TensorStats field in its
+# order (`dtype`, `numel`, ... `hash`), one row per tensor; a column that would be all None is
+# None. Kept a plain dict: the reader checks the order against TensorStats at run time.
+StatsColumns = dict[str, list[Any] | None]
+
+Encoding = Literal["offsets", "absolute", "ambiguous", "corrupt", "absent"]
+Certainty = Literal["exact", "certain", "likely", "unknown"]
+
+class VocabAnalysis(TypedDict):
+    """The d2t/t2d analysis of one checkpoint (`core::vocab::VocabAnalysis`)."""
+
+    vd: int | None
+    vt: int | None
+    encoding: Encoding
+    certainty: Certainty
+    reason: str
+    target_ids: list[int] | None
+    sorted: bool | None
+    d2t_len: int | None
+    t2d_len: int | None
+    t2d_selected: int | None
+    d2t_all_zeros: bool | None
+    gap_free_log10_probability: float | None
+    findings: list[NativeFinding]
+
+class SlotDifference(TypedDict):
+    draft_id: int
+    a: int | None
+    b: int | None
+
+class MappingComparison(TypedDict):
+    """Whether two checkpoints draft the same target token for every draft id."""
+
+    same_token_set: bool
+    same_mapping: bool
+    a_encoding: Encoding
+    b_encoding: Encoding
+    a_len: int | None
+    b_len: int | None
+    differing_draft_ids: int
+    first_difference: SlotDifference | None
+    only_in_a: int
+    only_in_b: int
+    same_if_ambiguous_is_absolute: bool
+
+class VocabComparison(TypedDict):
+    a: VocabAnalysis
+    b: VocabAnalysis
+    comparison: MappingComparison
+
+class PairDiff(TypedDict):
+    """One compared pair (`diff.rs::diff_dict`)."""
+
+    status: Literal["equal", "close", "differ"]
+    bytes_equal: bool
+    numel: int | None
+    rtol: float | None
+    atol: float | None
+    max_abs: float | None
+    max_abs_index: int | None
+    max_abs_at: list[int] | None
+    mean_abs: float | None
+    rel_l2: float | None
+    cosine: float | None
+    mismatched: int | None
+    nonfinite_mismatched: int | None
 
 class TensorBuffer:
     """One tensor's bytes in the memory map, as numpy's array interface: `np.asarray(buffer)`
@@ -56,21 +165,14 @@ class NativeCheckpoint:
     @property
     def index_path(self) -> str | None: ...
     @property
-    def config(self) -> dict[str, str] | None:
-        """{"path", "text"} of config.json beside the weights."""
-
+    def config(self) -> ConfigText | None: ...
     @property
-    def files(self) -> list[dict[str, Any]]:
-        """path, bytes, tensors, header_bytes, data_offset, metadata per file."""
-
+    def files(self) -> list[FileRecord]: ...
     @property
-    def tensors(self) -> dict[str, list[Any]]:
-        """Columns name, dtype, shape (tuple[int, ...] | None), nbytes (int | None), file, offset
-        (absolute), readable: row i of each is tensor i, in name order."""
-
+    def tensors(self) -> TensorColumns: ...
     @property
-    def findings(self) -> list[dict[str, Any]]:
-        """ST and IX findings: code, severity, message, file, tensor, offset."""
+    def findings(self) -> list[NativeFinding]:
+        """ST and IX findings."""
 
     @property
     def metadata(self) -> dict[str, str]: ...
@@ -83,25 +185,26 @@ def tensor_stats(
     hashes: bool = False,
     threads: int | None = None,
     progress: ProgressCallback | None = None,
-) -> dict[str, list[Any] | None]:
-    """Columns: `name` and every TensorStats field in its order, one row per tensor; a column
-    that would be all None is None. With `names` None: every readable tensor in name order, and
-    no `name` column."""
+) -> StatsColumns:
+    """With `names` None: every readable tensor in name order, and no `name` column."""
 
-def tensor_records_json(
+def records_json(
+    items: list[Any], shape: ShapeSpec, separator: str | None = None
+) -> str | list[str | None]:
+    """The JSON record of each item by `shape` (None: write that one the Python way). With
+    `separator` and every record spelled: one string of them joined by it."""
+
+def tensor_rows_json(
     infos: list[Any],
+    shape: ShapeSpec,
     names: list[str] | None = None,
-    columns: dict[str, list[Any] | None] | None = None,
+    columns: StatsColumns | None = None,
+    stats_shape: ShapeSpec | None = None,
     cursor: int = 0,
     separator: str | None = None,
 ) -> tuple[str | list[str | None], int]:
-    """TensorInfo.to_json() of each info (None: write that one the Python way), the stats of
-    `columns` row `cursor` added when its name is `names[cursor]`; and the cursor after them.
-    With `separator` and every record spelled: one string of them joined by it."""
-
-def findings_json(findings: list[Any], separator: str | None = None) -> str | list[str | None]:
-    """Finding.to_json() of each finding (None: write that one the Python way). With
-    `separator` and every record spelled: one string of them joined by it."""
+    """scan's rows: each info's record by `shape`, with the stats of `columns` row `cursor` (by
+    `stats_shape`) when its name is `names[cursor]`; and the cursor after them."""
 
 def vocab_mapping(
     checkpoint: NativeCheckpoint,
@@ -110,9 +213,7 @@ def vocab_mapping(
     target_vocab: int | None = None,
     d2t: str = "d2t",
     t2d: str = "t2d",
-) -> dict[str, Any]:
-    """The d2t/t2d analysis."""
-
+) -> VocabAnalysis: ...
 def compare_vocab(
     a: NativeCheckpoint,
     b: NativeCheckpoint,
@@ -121,9 +222,7 @@ def compare_vocab(
     vocab_b: tuple[int | None, int | None] = (None, None),
     names_a: tuple[str, str] = ("d2t", "t2d"),
     names_b: tuple[str, str] = ("d2t", "t2d"),
-) -> dict[str, Any]:
-    """{"a", "b", "comparison"}."""
-
+) -> VocabComparison: ...
 def diff_pairs(
     a: NativeCheckpoint,
     b: NativeCheckpoint,
@@ -133,7 +232,7 @@ def diff_pairs(
     atol: float | None = None,
     threads: int | None = None,
     progress: ProgressCallback | None = None,
-) -> list[dict[str, Any]]: ...
+) -> list[PairDiff]: ...
 def content_hashes(
     checkpoint: NativeCheckpoint,
     names: Sequence[str],
@@ -155,9 +254,9 @@ def sum_words(
     """The raw-read floor: wrapping sum of the tensors' u64 words in one parallel pass."""
 
 def emitted_codes() -> list[tuple[str, str]]:
-    """`[(code, severity)]` for every ST, IX and VM code the Rust core can emit."""
+    """`[(code, severity)]` of every code the Rust core can emit (its `Code`, generated from
+    the registry's codes.toml when it was built)."""
 
-MAX_THREADS: int
 MAX_JSON_DEPTH: int
 MAX_SHARDS: int
 
@@ -165,12 +264,32 @@ def read_config_text(path: str) -> str: ...
 def resolves_inside(path: str, boundary: str) -> bool: ...
 def json_nesting(data: bytes) -> int: ...
 def json_complete(data: bytes) -> bool: ...
-def changed_tensors(checkpoint: NativeCheckpoint, names: list[str]) -> list[dict[str, Any]]: ...
+def changed_tensors(checkpoint: NativeCheckpoint, names: list[str]) -> list[NativeFinding]: ...
 def check_threads(threads: int | None = None) -> None: ...
+
+class WrittenTensorRecord(TypedDict):
+    """One tensor `write_safetensors` wrote: `problem` is None when the bytes read back under
+    `name` are the source's."""
+
+    name: str
+    source_file: str | None
+    source_name: str | None
+    problem: str | None
+
+class WrittenFileRecord(TypedDict):
+    """What `write_safetensors` wrote: the file's size, its tensors, and the statistics columns
+    (with `name`) of the bytes read back, as `tensor_stats` gives them."""
+
+    size: int
+    tensors: list[WrittenTensorRecord]
+    stats: StatsColumns
+
 def write_safetensors(
     dest: str,
     copied: list[tuple[str, str, str]],
     owned: list[tuple[str, str, list[int], bytes]],
     metadata: dict[str, str] | None = None,
-) -> int: ...
+    *,
+    threads: int | None = None,
+) -> WrittenFileRecord: ...
 def sync_dir(path: str) -> None: ...

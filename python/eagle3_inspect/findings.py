@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import enum
 from collections import Counter
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any
 
-from eagle3_inspect.frozen import fast_builder
-from eagle3_inspect.jsontext import encode_record, json_scalar, json_str
+from eagle3_inspect.jsontext import encode_record
+from eagle3_inspect.records import fast_builder, shape_of
 
 
 class Severity(str, enum.Enum):
@@ -47,48 +47,22 @@ class Finding:
     engine: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        # Field by field, not dataclasses.asdict: that deep-copies, and reports hold a finding per
-        # tensor of a million-tensor checkpoint.
-        # Spelled out (in field order), not a comprehension over getattr: about 3x faster.
-        return {
-            "code": self.code,
-            "severity": self.severity.value,
-            "message": self.message,
-            "file": self.file,
-            "tensor": self.tensor,
-            "offset": self.offset,
-            "config_key": self.config_key,
-            "hint": self.hint,
-            "engine": self.engine,
-        }
+        """The finding's JSON object (`SHAPE`)."""
+        return SHAPE.to_dict(self)
 
     def to_json(self) -> str:
-        """`to_dict()` as one compact JSON record, byte for byte what the encoder writes, spelled
-        directly (a report may hold a finding per tensor of a million-tensor header)."""
-        n, s = "null", json_str
-        o = self.offset
-        try:
-            return (
-                f'{{"code": {s(self.code)}, "severity": {s(self.severity._value_)}, '
-                f'"message": {s(self.message)}, '
-                f'"file": {n if self.file is None else s(self.file)}, '
-                f'"tensor": {n if self.tensor is None else s(self.tensor)}, '
-                f'"offset": {repr(o) if type(o) is int else json_scalar(o)}, '
-                f'"config_key": {n if self.config_key is None else s(self.config_key)}, '
-                f'"hint": {n if self.hint is None else s(self.hint)}, '
-                f'"engine": {n if self.engine is None else s(self.engine)}}}'
-            )
-        except TypeError:  # a field of another type (NotPlain is a TypeError): the encoder's way
-            return encode_record(self.to_dict())
+        """`to_dict()` as one compact JSON record."""
+        return encode_record(SHAPE.to_dict(self))
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Finding:
-        fields = {k: data.get(k) for k in cls.__dataclass_fields__}
+        fields: dict[str, Any] = {k: data.get(k) for k in cls.__dataclass_fields__}
         fields["severity"] = Severity(data["severity"])
         return cls(**fields)
 
 
-_FIELDS = tuple(f.name for f in fields(Finding))
+# The JSON of a finding: its fields, in order.
+SHAPE = shape_of(Finding)
 # Finding(...) with the same signature, about 8x faster: checks that emit one per tensor use it.
 build_finding = fast_builder(Finding)
 

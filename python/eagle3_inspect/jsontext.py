@@ -2,9 +2,8 @@
 
 `encode_record` is the C encoder built once (`json.dumps` builds a new encoder per call, which over
 a million records costs more than the encoding itself), with `str()` for unknown objects and NaN
-refused. The per-tensor records (TensorInfo, TensorStats, Finding) also spell their own JSON
-through `json_str` / `json_scalar` in f-strings: the same bytes as `encode_record(to_dict())`
-at a third of its cost, with `encode_record` as the fallback for any value of another type.
+refused. `native_records` hands a native writer (`reader/records_json.py`) a list of records a
+chunk at a time.
 """
 
 from __future__ import annotations
@@ -14,8 +13,8 @@ from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 from typing import Any, TypeVar
 
-# A JSON string literal, ASCII-escaped exactly as the encoder escapes it (TypeError on a non-str).
-json_str: Callable[[str], str] = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]
+# A JSON string literal, ASCII-escaped exactly as the encoder escapes it.
+_json_str: Callable[[str], str] = json.encoder.encode_basestring_ascii
 
 
 class EncodedRecords(Iterator[str]):
@@ -37,28 +36,6 @@ class EncodedRecords(Iterator[str]):
         return next(self.texts)
 
 
-class NotPlain(TypeError):
-    """A value a record's own JSON spelling does not cover: the caller falls back to the encoder."""
-
-
-def json_scalar(value: Any) -> str:
-    """`value` (None, int, finite float or str, exactly those types) as the encoder writes it;
-    NotPlain for anything else (bool, subclasses, NaN and infinities, containers)."""
-    kind = type(value)
-    if value is None:
-        return "null"
-    if kind is int:
-        return int.__repr__(value)
-    if kind is float and -_INF < value < _INF:
-        return float.__repr__(value)
-    if kind is str:
-        return json_str(value)
-    raise NotPlain(kind.__name__)
-
-
-_INF = float("inf")
-
-
 def _record_encoder() -> Callable[[Any], str]:
     make = getattr(json.encoder, "c_make_encoder", None)
     if make is None:  # pure-Python json: still correct, only slower
@@ -66,7 +43,7 @@ def _record_encoder() -> Callable[[Any], str]:
         return encoder.encode
     # (markers, default, encoder, indent, key_separator, item_separator, sort_keys, skipkeys,
     # allow_nan): no cycle markers, str() for unknown objects, NaN/Infinity refused.
-    c_encode = make(None, str, json_str, None, ": ", ", ", False, False, False)
+    c_encode = make(None, str, _json_str, None, ": ", ", ", False, False, False)
     return lambda value: "".join(c_encode(value, 0))
 
 
@@ -114,4 +91,4 @@ def _joined_texts(
     it = iter(items)
     while chunk := list(islice(it, NATIVE_CHUNK)):
         texts = write_chunk(chunk, separator)
-        yield texts if type(texts) is str else separator.join(_filled(texts, chunk, spell))
+        yield texts if isinstance(texts, str) else separator.join(_filled(texts, chunk, spell))

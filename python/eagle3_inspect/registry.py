@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -160,7 +161,7 @@ def finding(
     )
 
 
-def from_native(data: dict[str, Any]) -> Finding:
+def from_native(data: Mapping[str, Any]) -> Finding:
     """A finding the Rust core emitted (a dict with code, severity, message, file, tensor,
     offset), with the hint from its definition. An undefined code keeps the core's severity and
     gets no hint (a test keeps every emitted code defined)."""

@@ -44,3 +44,22 @@ def test_engine_must_name_one_version(tmp_path: Path) -> None:
         main, ["fix", str(files.mislabelled), "--engine", "all", "--out", str(tmp_path / "d")]
     )
     assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_finding_no_conversion_can_fix_is_not_success(tmp_path: Path) -> None:
+    """Issue 24 item 2: a drafter that already loads but whose target the engine cannot capture
+    from used to print NOTHING TO DO and exit 0, so `fix && deploy` shipped it."""
+    files = write_demo(tmp_path / "demo")
+    args = ["fix", str(files.correct), "--engine", "sglang@0.5.9", "--target", str(files.target)]
+    result = CliRunner().invoke(
+        main, [*args, "--out", str(tmp_path / "dst"), "--format", "concise"]
+    )
+    assert result.exit_code == 1, result.output
+    last = result.stdout.strip().splitlines()[-1]
+    assert last.startswith("NOT SERVABLE: ") and "EN006" in last and "sglang@0.5.10" in last
+    assert "NOTHING TO DO" not in result.stdout and not (tmp_path / "dst").exists()
+    doc = json.loads(
+        CliRunner().invoke(main, [*args, "--out", str(tmp_path / "dst"), "--json"]).stdout
+    )
+    assert doc["status"] == "nothing-to-do" and doc["ok"] is False
+    assert [f["code"] for f in doc["expected_findings"]] == ["EN006"]

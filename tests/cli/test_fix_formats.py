@@ -100,17 +100,17 @@ def test_github_changes_are_plain_log_lines(demo, tmp_path: Path) -> None:
 
 
 def test_the_error_no_conversion_can_fix_is_annotated(demo, tmp_path: Path) -> None:
-    """A target the engine cannot capture from: written (exit 0), EN006 annotated, the engine
-    version to use instead on a note line."""
+    """A target the engine cannot capture from: written, but exit 1 (the engine still fails on
+    it), EN006 annotated, the engine version to use instead on a note line."""
     args = [str(demo.mislabelled), "--engine", CAPTURE_ENGINE, "--target", str(demo.target)]
     code, out, _ = run([*args, "--out", str(tmp_path / "dst"), "--format", "github"])
-    assert code == 0
+    assert code == 1
     annotations = [line for line in out.splitlines() if line.startswith("::")]
     assert len(annotations) == 1
     g = GITHUB.fullmatch(annotations[0])
     assert g and g["title"] == "EN006" and g["level"] == "error"
     assert any(": note [info] instead: " in line for line in out.splitlines())
-    assert out.splitlines()[-1].startswith("FIXED: ")
+    assert out.splitlines()[-1].startswith("NOT SERVABLE: ")
 
 
 def test_a_copy_failing_verification_is_annotated_per_problem(

@@ -53,6 +53,7 @@ def html_available() -> bool:
 
 
 COMMANDS = ["scan", "validate", "diff", "rules"]
+SCAN_TENSOR = re.compile(r"[^:\s]+:[\w.]+: [A-Z0-9]+ \[[0-9, ]*\] [0-9.]+ [KMG]?i?B")
 RULE_LINE = re.compile(r"[A-Z][A-Z0-9]*[0-9]{3} \[(?:error|warning|info)\] [^\n]+")
 
 
@@ -68,6 +69,10 @@ def test_concise_is_the_default_off_a_terminal_and_one_line_each(demo, command):
         assert len(lines) > 50 and all(RULE_LINE.fullmatch(line) for line in lines)
         return
     *records, summary = lines
+    if command == "scan":  # the listing first: one line per tensor
+        listed = [line for line in records if SCAN_TENSOR.fullmatch(line)]
+        assert len(listed) == 15 and records[: len(listed)] == listed
+        records = records[len(listed) :]
     assert records, "the broken demo drafter has findings"
     pattern = CONCISE_DIFF if command == "diff" else CONCISE
     for line in records:
@@ -134,6 +139,11 @@ def test_jsonl_one_record_per_line(demo, command):
         assert kinds.count("added") == len(whole["added"])
         assert {r["schema"] for r in records} == {"eagle3-inspect/diff-change/1"}
     else:
+        if command == "scan":  # the listing first, the summary last
+            assert records.pop()["schema"] == "eagle3-inspect/scan-summary/1"
+            listed = [r for r in records if r["schema"] == "eagle3-inspect/tensor/1"]
+            assert [r["name"] for r in listed] == [t["name"] for t in whole["tensors"]]
+            records = records[len(listed) :]
         assert [r["code"] for r in records] == [f["code"] for f in whole["findings"]]
         assert {r["schema"] for r in records} == {"eagle3-inspect/finding/1"}
         assert all(r["path"] for r in records)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from eagle3_inspect.cluster.local import start_local_cluster
+from tests.cluster.local import start_local_cluster
 
 NODES = ("n0", "n1", "n2")
 

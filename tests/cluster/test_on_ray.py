@@ -18,7 +18,6 @@ import pytest
 from eagle3_inspect.cli.json_stream import json_text
 from eagle3_inspect.cluster import checkpoint as cluster_checkpoint
 from eagle3_inspect.cluster import discover as discover_module
-from eagle3_inspect.cluster.api import connect, open_checkpoint
 from eagle3_inspect.cluster.session import Job
 from eagle3_inspect.commands.audit import audit
 from eagle3_inspect.commands.diff import diff
@@ -26,6 +25,7 @@ from eagle3_inspect.commands.scan import scan
 from eagle3_inspect.commands.validate import validate
 from eagle3_inspect.errors import InvalidArgumentError
 from eagle3_inspect.reader.checkpoint import Checkpoint
+from eagle3_inspect.reader.opening import connect, open_checkpoint
 from eagle3_inspect.synthetic.demo import DIMS
 from eagle3_inspect.synthetic.drafters import (
     build_drafter,
@@ -320,7 +320,7 @@ def test_statistics_computed_at_discovery_fall_back_to_tasks(sim_cluster, data, 
     session = connect(sim_cluster.address, sim_cluster.path_map)
     path = str(data["broken"])
     session.prefetch([path], {"hashes": asked == "one-missing"})
-    ckpt = open_checkpoint(path, session)
+    ckpt = open_checkpoint(path, ray=session)
     computed = [f for f in ckpt.placement.files if f.computed is not None]
     assert len(computed) == 3
     assert all(len(f.head) < f.size for f in computed)  # headers travelled, not the files
@@ -370,7 +370,9 @@ def test_a_node_killed_during_the_data_pass_means_retry_elsewhere_or_a_finding(
     middle shard's unfinished ones become an IX001 naming n2. Whatever finished before the kill
     keeps its (identical) statistics; nothing is wrong, nothing hangs."""
     monkeypatch.setattr(cluster_checkpoint, "TASK_BYTES", 1)
-    ckpt = open_checkpoint(data["broken"], sim_cluster.address, sim_cluster.path_map)
+    ckpt = open_checkpoint(
+        data["broken"], ray=sim_cluster.address, ray_path_map=sim_cluster.path_map
+    )
     killed = []
 
     def kill_n2(done: int, total: int) -> None:
@@ -401,7 +403,9 @@ def test_a_node_killed_before_the_data_pass_means_findings_for_what_it_alone_hel
     the middle shard is held by no alive node. n1 dies after the checkpoint is opened: every
     shard is then an IX001 (from the index for the middle one, naming n1 for the others) and the
     scan still ends with exit code 1, not a hang."""
-    ckpt = open_checkpoint(data["broken"], sim_cluster.address, sim_cluster.path_map)
+    ckpt = open_checkpoint(
+        data["broken"], ray=sim_cluster.address, ray_path_map=sim_cluster.path_map
+    )
     sim_cluster.cluster.remove_node(sim_cluster.handles["n1"])
     remote = scan(ckpt, stats=True)
     assert not remote.ok

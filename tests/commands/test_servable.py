@@ -19,7 +19,8 @@ def demo(tmp_path_factory):
 
 def test_a_servable_drafter_returns_its_report(demo):
     report = eagle3_inspect.require_servable(demo.correct)
-    assert report.ok and report.engines == ["sglang@0.5.12"]
+    # The default is a bare name: the newest known version, as on the command line.
+    assert report.ok and report.engines == ["sglang@0.5.23"]
     assert not [f for f in report.findings if f.severity.value == "error"]
 
 

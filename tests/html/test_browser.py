@@ -13,7 +13,7 @@ import pytest
 from PIL import Image, ImageStat
 
 import eagle3_inspect
-from eagle3_inspect.cli.render.html import render_html
+from eagle3_inspect.html.report import render_html
 from tests.html import reports
 from tests.html.dom import Dom
 

@@ -10,7 +10,7 @@ import pytest
 
 import eagle3_inspect
 import eagle3_inspect.html.plots as plots
-from eagle3_inspect.reader.view import NOTEBOOK_ROWS
+from eagle3_inspect.html.views.checkpoint import NOTEBOOK_ROWS
 from tests.html import reports
 from tests.html.dom import Dom
 
@@ -79,7 +79,7 @@ def test_scan_view_has_the_stats_table(files):
 def test_import_does_not_load_matplotlib():
     # Nor does importing the HTML report's module: matplotlib loads when a plot is drawn.
     code = (
-        "import sys, eagle3_inspect, eagle3_inspect.cli.render.html; "
+        "import sys, eagle3_inspect, eagle3_inspect.html.report; "
         "assert 'matplotlib' not in sys.modules, [m for m in sys.modules if 'matplotlib' in m]"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)

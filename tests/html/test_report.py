@@ -9,8 +9,8 @@ import sys
 import pytest
 
 import eagle3_inspect
-from eagle3_inspect.cli.render.html import render_html
 from eagle3_inspect.errors import InvalidArgumentError, MissingDependencyError
+from eagle3_inspect.html.report import render_html
 from tests.html import reports
 from tests.html.dom import Dom
 

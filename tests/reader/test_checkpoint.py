@@ -184,12 +184,14 @@ def test_finding_to_dict_lists_every_field_in_declaration_order() -> None:
 def test_tensor_stats_to_dict_keys_follow_json_fields_then_the_set_extras() -> None:
     import math
 
-    from eagle3_inspect.reader.stats import _EXTRA_FIELDS, JSON_FIELDS, TensorStats
+    from eagle3_inspect.reader.stats import JSON_FIELDS, TensorStats
+
+    extra_fields = ("finite", "int_min", "int_max", "int_sum", "true_count", "hash")
 
     extras = {"int_min": -1, "int_max": 2, "int_sum": 5, "true_count": 1, "hash": "ab"}
     s = TensorStats("I64", 4, 0, 0, 0, 1, 4, -1.0, 2.0, 0.5, 1.0, 2.0, math.inf, **extras)
     data = s.to_dict()
-    assert list(data) == [*JSON_FIELDS, *_EXTRA_FIELDS]
+    assert list(data) == [*JSON_FIELDS, *extra_fields]
     assert data["l2"] == "inf" and data["min"] == -1.0 and data["hash"] == "ab"
     bare = TensorStats("F32", 0, 0, 0, 0, 0, 0, None, None, None, None, None, None)
     assert list(bare.to_dict()) == [*JSON_FIELDS, "finite"]

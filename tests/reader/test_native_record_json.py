@@ -1,6 +1,6 @@
-"""The native record writers (`tensor_records_json`, `findings_json`) write, byte for byte, what
-each record's own `to_json()` writes, or None (the Python way) - and None only for values outside
-the plain types they spell, so the native way is the one a real report takes."""
+"""The native record writers (`records_json`, `tensor_rows_json`) write, byte for byte, what the
+encoder writes of each record's `to_dict()`, or None (the Python way) - and None only for values
+outside the plain types they spell, so the native way is the one a real report takes."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 
 from eagle3_inspect import _native
 from eagle3_inspect.findings import Finding, Severity
+from eagle3_inspect.jsontext import encode_record
+from eagle3_inspect.reader.records_json import FINDING, STATS, TENSOR
 from eagle3_inspect.reader.stats import TensorStats
 from eagle3_inspect.reader.tensorinfo import TensorInfo
 
@@ -38,6 +40,22 @@ def _one_row(stats: TensorStats) -> dict[str, list | None]:
     return columns
 
 
+def rows_json(infos, names=None, columns=None, cursor=0, separator=None):
+    return _native.tensor_rows_json(infos, TENSOR, names, columns, STATS, cursor, separator)
+
+
+def findings_json(findings, separator=None):
+    return _native.records_json(findings, FINDING, separator)
+
+
+def row_json(info: TensorInfo, stats: TensorStats | None = None) -> str:
+    """What the Python way writes for a scan row."""
+    row = info.to_dict()
+    if stats is not None:
+        row["stats"] = stats.to_dict()
+    return encode_record(row)
+
+
 def _plain_float_stats(values: list[float], ints: list[int], hash_: str | None) -> TensorStats:
     return TensorStats("F32", *ints[:5], ints[5], *values, hash=hash_)
 
@@ -52,15 +70,15 @@ def _plain_float_stats(values: list[float], ints: list[int], hash_: str | None) 
 )
 @example([1e16, -1e-5, 0.1, 2.5, 1e-4, 123456789012345680.0], [4] * 6, None, "é\n😀", (2, 2))
 @example([562949953421312.25, -92616078949.515625, 0.0, 0.0, 0.0, 0.0], [4] * 6, None, "t", ())
-def test_plain_rows_are_written_natively_as_to_json_writes_them(
+def test_plain_rows_are_written_natively_as_the_encoder_writes_them(
     values, ints, hash_, name, shape
 ) -> None:
     stats = _plain_float_stats(values, ints, hash_)
     info = TensorInfo(name, "F32", shape, 16, "dir/f.safetensors", 2**40)
-    texts, cursor = _native.tensor_records_json([info], [name], _one_row(stats), 0)
+    texts, cursor = rows_json([info], [name], _one_row(stats), 0)
     assert cursor == 1
-    assert texts == [info.to_json(stats.to_json())]
-    assert _native.tensor_records_json([info])[0] == [info.to_json()]
+    assert texts == [row_json(info, stats)]
+    assert rows_json([info])[0] == [row_json(info)]
 
 
 @settings(max_examples=300, deadline=None)
@@ -70,19 +88,21 @@ def test_plain_rows_are_written_natively_as_to_json_writes_them(
     st.lists(st.one_of(st.none(), st.integers(-3, 3), ODD), min_size=4, max_size=4),
     st.tuples(TEXT, TEXT, st.one_of(INT64, ODD)),
 )
-def test_any_row_is_written_as_to_json_writes_it_or_left_to_python(
+def test_any_row_is_written_as_the_encoder_writes_it_or_left_to_python(
     values, ints, extras, text
 ) -> None:
     stats = TensorStats("F32", *ints[:5], ints[5], *values, *extras)
     name, file, offset = text
     info = TensorInfo(name, "F32", (2, 2), 16, file, offset)
-    texts, _ = _native.tensor_records_json([info], [name], _one_row(stats), 0)
+    texts, _ = rows_json([info], [name], _one_row(stats), 0)
     if texts[0] is not None:
-        assert texts[0] == info.to_json(stats.to_json())
-    plain = all(type(v) is float and math.isfinite(v) for v in values) and all(
-        type(v) is int and -(2**63) <= v < 2**64 for v in [*ints, offset]
+        assert texts[0] == row_json(info, stats)
+    plain = all(v is None or (type(v) is float and math.isfinite(v)) for v in values) and all(
+        type(v) is int and -(2**63) <= v < 2**64
+        for v in [*ints, offset, *(e for e in extras if e is not None)]
     )
-    if plain and extras == [None] * 4 and _is_utf8(name) and _is_utf8(file):
+    if plain and _is_utf8(name) and _is_utf8(file):
+        # Integer tensors' extras are spelled too (the old writer left them to Python).
         assert texts[0] is not None
 
 
@@ -100,14 +120,14 @@ def test_rows_take_the_stats_row_at_the_cursor_only() -> None:
         k: None for k in ("int_min", "int_max", "int_sum", "true_count", "hash")
     }
     infos = [TensorInfo(n, "F32", (2, 2), 16, "f", 8) for n in ("a", "x", "b", "c")]
-    texts, cursor = _native.tensor_records_json(infos, ["a", "b", "c"], columns, 0)
+    texts, cursor = rows_json(infos, ["a", "b", "c"], columns, 0)
     assert cursor == 3
     # "x" is not the row at the cursor: left to Python, which looks it up by name.
     assert texts == [
-        infos[0].to_json(stats[0].to_json()),
+        row_json(infos[0], stats[0]),
         None,
-        infos[2].to_json(stats[1].to_json()),
-        infos[3].to_json(stats[2].to_json()),
+        row_json(infos[2], stats[1]),
+        row_json(infos[3], stats[2]),
     ]
 
 
@@ -118,12 +138,12 @@ def test_rows_take_the_stats_row_at_the_cursor_only() -> None:
     st.one_of(st.none(), INT64, ODD),
     st.tuples(*[st.one_of(st.none(), TEXT, ODD)] * 3),
 )
-def test_findings_are_written_as_to_json_writes_them(severity, texts, offset, tail) -> None:
+def test_findings_are_written_as_the_encoder_writes_them(severity, texts, offset, tail) -> None:
     code, message, file, tensor = texts
     f = Finding("TEST" + code, severity, message, file, tensor, offset, *tail)
-    [text] = _native.findings_json([f])
+    [text] = findings_json([f])
     if text is not None:
-        assert text == f.to_json()
+        assert text == encode_record(f.to_dict())
     strings = [code, message, file, tensor, *tail]
     plain_offset = offset is None or (type(offset) is int and -(2**63) <= offset < 2**64)
     if plain_offset and all(s is None or (type(s) is str and _is_utf8(s)) for s in strings):
@@ -137,26 +157,36 @@ def test_fields_repeated_across_records_are_written_for_each_record(fields) -> N
     # writer escapes a repeated object once).
     findings = [Finding("TEST", s, "m", file, "t", 1, None, hint) for file, hint, s in fields]
     findings += findings[:2]
-    texts = _native.findings_json(findings)
+    texts = findings_json(findings)
     assert [t for t in texts if t is not None] == [
         f.to_json() for f, t in zip(findings, texts, strict=True) if t is not None
     ]
     infos = [TensorInfo("t", dtype, (1,), 4, file, 8) for file, dtype, _ in fields]
-    texts, _ = _native.tensor_records_json(infos + infos[:2])
+    texts, _ = rows_json(infos + infos[:2])
     assert [t for t in texts if t is not None] == [
-        i.to_json() for i, t in zip(infos + infos[:2], texts, strict=True) if t is not None
+        row_json(i) for i, t in zip(infos + infos[:2], texts, strict=True) if t is not None
     ]
+
+
+def test_a_repeated_object_after_a_record_left_to_python_is_written_whole() -> None:
+    """The writer copies a repeated object's text from where it last wrote it; a record left to
+    Python is cut from the output, and what it wrote must not be copied from."""
+    hint = "the same hint object"
+    odd = Finding("TEST1", Severity.ERROR, "m", "f", "t", True, None, hint)  # bool offset
+    plain = Finding("TEST1", Severity.ERROR, "m", "f", "t", 1, None, hint)
+    assert findings_json([odd, plain, plain]) == [None, plain.to_json(), plain.to_json()]
+    assert findings_json([plain, odd, plain], "|") == [plain.to_json(), None, plain.to_json()]
 
 
 def test_with_a_separator_records_come_joined_unless_one_is_left_to_python() -> None:
     plain = [Finding("TEST1", Severity.ERROR, f"m{i}", "f", "t", i) for i in range(3)]
     odd = Finding("TEST2", Severity.INFO, "m", "f", "t", True)  # a bool offset: Python's way
-    assert _native.findings_json(plain, ",\n  ") == ",\n  ".join(f.to_json() for f in plain)
-    assert _native.findings_json([*plain, odd], ",\n  ") == [*(f.to_json() for f in plain), None]
+    assert findings_json(plain, ",\n  ") == ",\n  ".join(f.to_json() for f in plain)
+    assert findings_json([*plain, odd], ",\n  ") == [*(f.to_json() for f in plain), None]
     infos = [TensorInfo(f"t{i}", "F32", (2,), 8, "f", i) for i in range(3)]
-    joined, cursor = _native.tensor_records_json(infos, None, None, 0, "|")
-    assert (joined, cursor) == ("|".join(i.to_json() for i in infos), 0)
-    assert _native.findings_json([], ",") == ""
+    joined, cursor = rows_json(infos, None, None, 0, "|")
+    assert (joined, cursor) == ("|".join(row_json(i) for i in infos), 0)
+    assert findings_json([], ",") == ""
 
 
 @settings(max_examples=3000, deadline=None)
@@ -164,5 +194,5 @@ def test_with_a_separator_records_come_joined_unless_one_is_left_to_python() -> 
 def test_floats_are_spelled_as_repr(values) -> None:
     stats = _plain_float_stats(values, [4] * 6, None)
     info = TensorInfo("t", "F32", (2, 2), 16, "f", 8)
-    [text], _ = _native.tensor_records_json([info], ["t"], _one_row(stats), 0)
-    assert text == info.to_json(stats.to_json())
+    [text], _ = rows_json([info], ["t"], _one_row(stats), 0)
+    assert text == row_json(info, stats)

@@ -10,7 +10,7 @@ from eagle3_inspect.findings import Severity
 from eagle3_inspect.layout import detect_layout
 from eagle3_inspect.reader.draft_config import read_draft_config
 from eagle3_inspect.reader.tensorinfo import TensorInfo
-from eagle3_inspect.rules.e3 import TargetInfo, check_architecture, check_target
+from eagle3_inspect.rules.e3 import TargetInfo, check_drafter, check_target
 
 # SafeAILab/EAGLE eagle/traineagle3/config.json (reference C.1), verbatim.
 EAGLE_TEMPLATE = {
@@ -62,7 +62,7 @@ def test_eagle_release_template():
     infos = _midlayer_infos(4096, 14336, 4096, 1024, 32000, 128256, "F16", 3 * 4096)
     layout = detect_layout(infos, cfg)
     assert (layout.heads, layout.kv_heads, layout.head_dim) == (32, 8, 128)
-    findings = check_architecture(infos, cfg, layout)
+    findings = check_drafter(infos, cfg, layout)
     assert {(f.code, f.severity) for f in findings} == {
         ("E3005", Severity.INFO),
         ("E3018", Severity.INFO),
@@ -75,7 +75,7 @@ def test_specforge_qwen3_235b_drafter_and_target():
     assert cfg.style == "sglang" and cfg.aux_layer_ids == [1, 46, 90]
     infos = _midlayer_infos(4096, 24576, 64 * 128, 4 * 128, 32000, 151936, "BF16", 3 * 4096)
     layout = detect_layout(infos, cfg)
-    assert [f.code for f in check_architecture(infos, cfg, layout)] == ["E3005"]
+    assert [f.code for f in check_drafter(infos, cfg, layout)] == ["E3005"]
     # Qwen3-235B-A22B: 94 layers, hidden 4096, vocab 151936, bf16.
     target = TargetInfo(
         path="Qwen/Qwen3-235B-A22B", architectures=["Qwen3MoeForCausalLM"], hidden_size=4096,
@@ -91,5 +91,5 @@ def test_specforge_qwen3_235b_drafter_and_target():
 def test_specforge_config_with_wrong_head_dim_is_caught():
     cfg = read_draft_config({**SPECFORGE_QWEN3, "head_dim": 64})
     infos = _midlayer_infos(4096, 24576, 64 * 128, 4 * 128, 32000, 151936, "BF16", 3 * 4096)
-    codes = {f.code for f in check_architecture(infos, cfg) if f.severity is Severity.ERROR}
+    codes = {f.code for f in check_drafter(infos, cfg) if f.severity is Severity.ERROR}
     assert codes == {"E3028"}

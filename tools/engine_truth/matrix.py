@@ -1,9 +1,9 @@
-"""The README's compatibility matrix (per engine: drafter x version, loads / fails, and why;
-rows grouped by drafter family), generated from engine_truth.json and the corpus manifest.
-`tests/rules/en/test_matrix.py` checks that the README holds exactly this output.
+"""The compatibility matrix of `docs/engines.md` (per engine: drafter x version, loads / fails,
+and why; rows grouped by drafter family), generated from engine_truth.json and the corpus
+manifest. `tests/rules/en/test_matrix.py` checks that the page holds exactly this output.
 
     python tools/engine_truth/matrix.py            # print the table
-    python tools/engine_truth/matrix.py --write    # replace it in README.md between the markers
+    python tools/engine_truth/matrix.py --write    # replace it in docs/engines.md (between markers)
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ from pathlib import Path
 from harm import aux_fc_mismatch, harmful_names
 
 ROOT = Path(__file__).resolve().parents[2]
+# The page that holds the matrix, between the markers.
+PAGE = ROOT / "docs" / "engines.md"
 BEGIN, END = "<!-- compatibility-matrix:begin -->", "<!-- compatibility-matrix:end -->"
 
 
@@ -94,25 +96,24 @@ def current() -> str:
     return render(truth, manifest, ROOT / "tests/corpus")
 
 
-def in_readme(text: str) -> str:
-    """The part of README text between the matrix markers."""
+def in_page(text: str) -> str:
+    """The part of the page's text between the matrix markers."""
     start, end = text.index(BEGIN) + len(BEGIN), text.index(END)
     return text[start:end].strip("\n") + "\n"
 
 
 def main() -> None:
-    """Prints the matrix, or writes it into README.md."""
+    """Prints the matrix, or writes it into docs/engines.md."""
     ap = argparse.ArgumentParser()
-    ap.add_argument("--write", action="store_true", help="replace the table in README.md")
+    ap.add_argument("--write", action="store_true", help="replace the table in docs/engines.md")
     args = ap.parse_args()
     table = current()
     if not args.write:
         print(table, end="")
         return
-    readme = ROOT / "README.md"
-    text = readme.read_text()
+    text = PAGE.read_text()
     start, end = text.index(BEGIN) + len(BEGIN), text.index(END)
-    readme.write_text(text[:start] + "\n" + table + text[end:])
+    PAGE.write_text(text[:start] + "\n" + table + text[end:])
 
 
 if __name__ == "__main__":

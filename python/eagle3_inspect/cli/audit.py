@@ -8,7 +8,8 @@ from typing import Any
 
 import click
 
-from eagle3_inspect.cli.json_stream import encode_record
+from eagle3_inspect.cli.options import Many
+from eagle3_inspect.jsontext import encode_record
 
 
 def is_audit(paths: tuple[str, ...], from_file: str | None, resume: str | None) -> bool:
@@ -26,8 +27,8 @@ def is_audit(paths: tuple[str, ...], from_file: str | None, resume: str | None) 
 def run_audit(
     paths: tuple[str, ...],
     fmt: str,
-    from_file: str | None,
-    resume: str | None,
+    many: Many,
+    html_file: str | None,
     **options: Any,
 ) -> int:
     """Scans every checkpoint; exit 0 when all are clean, 1 when any has errors or failed."""
@@ -36,9 +37,10 @@ def run_audit(
 
     if fmt != "jsonl":
         raise click.UsageError("several checkpoints are written as JSON Lines: use --format jsonl")
-    if options.pop("html_file", None) is not None:
+    if html_file is not None:
         raise click.UsageError("--html takes one checkpoint; several are written as JSON Lines")
-    todo = expand(paths, from_file)
+    resume = many.resume
+    todo = expand(paths, many.from_file)
     if not todo:
         raise click.UsageError("no checkpoint to scan: give PATH... or --from-file LIST")
     # Checked (a regular file holding only this tool's records) before a byte is written.

@@ -1,6 +1,8 @@
-"""Printing a report (or the rule catalogue) in the chosen format: `full` through the rich
-renderers (imported only then), `json`, the line formats `concise`, `github` and `jsonl` without
-rich, and `html` through the optional HTML renderer."""
+"""Printing a report (or the rule catalogue) in the chosen format, the same way for every report
+(its face: `render/faces.py`): `json` its document, `full` its rich view (rich imported only
+then), the line formats `concise`, `github` and `jsonl` from its line records without rich, and
+`html` through the optional HTML renderer; `full`, `concise` and `github` end with where the
+bytes were read (a cluster's nodes, a remote source)."""
 
 from __future__ import annotations
 
@@ -9,11 +11,12 @@ from typing import Any
 import click
 
 from eagle3_inspect.cli.formats import html_renderer
-from eagle3_inspect.cli.json_stream import encode_record, write_json
+from eagle3_inspect.cli.json_stream import write_json
 from eagle3_inspect.cli.render.cluster import where_read_lines
-from eagle3_inspect.cli.render.concise import concise_line, summary_line
+from eagle3_inspect.cli.render.concise import concise_line
 from eagle3_inspect.cli.render.github import github_line
-from eagle3_inspect.cli.render.records import Record, finding_records
+from eagle3_inspect.commands.report import CommandReport
+from eagle3_inspect.jsontext import encode_record
 from eagle3_inspect.registry import Rule
 from eagle3_inspect.version import PRODUCER
 
@@ -28,72 +31,42 @@ def emit_json(data: dict[str, Any]) -> None:
     write_json(data, lambda text: click.echo(text, nl=False))
 
 
-def emit_records(records: list[Record], fmt: str, summary: str | None) -> None:
-    """`concise`: a line per record and the summary; `github`: an annotation per record and the
-    summary as plain log text; `jsonl`: a JSON object per record and nothing else."""
-    for r in records:
-        if fmt == "jsonl":
-            click.echo(encode_record(r.data))
-        else:
-            echo(github_line(r) if fmt == "github" else concise_line(r))
-    if summary is not None and fmt != "jsonl":
-        echo(summary)
+def emit_report(report: CommandReport, fmt: str, html_file: str | None = None) -> None:
+    """Prints `report` as `fmt`; with `html_file`, also writes its HTML report there."""
+    from eagle3_inspect.cli.render.faces import face_of
 
-
-def _records(kind: str, report: Any) -> tuple[list[Record], str]:
-    if kind == "scan":
-        s = report.summary()
-        verdict = "errors found" if s["errors"] else "no errors"
-        return finding_records(report.findings, report.checkpoint.path), summary_line(s, verdict)
-    if kind == "validate":
-        verdict = "PASS" if report.ok else "FAIL"
-        line = summary_line(report.summary, verdict)
-        return finding_records(report.findings, report.path), (
-            f"{line} (failing on {report.fail_on.value} and above)"
-        )
-    from eagle3_inspect.cli.render.diff_records import diff_records, diff_summary
-
-    return diff_records(report), diff_summary(report)
-
-
-def _render_full(kind: str, report: Any) -> None:
-    from eagle3_inspect.cli.render.common import stdout_console
-
-    console = stdout_console()
-    if kind == "scan":
-        from eagle3_inspect.cli.render.scan import render_scan
-
-        render_scan(report, console)
-    elif kind == "validate":
-        from eagle3_inspect.cli.render.validate import render_validate
-
-        render_validate(report, console)
-    else:
-        from eagle3_inspect.cli.render.diff import render_diff
-
-        render_diff(report, console)
-
-
-def emit_report(kind: str, report: Any, fmt: str, html_file: str | None = None) -> None:
-    """Prints `report` (a scan, validate or diff report) as `fmt`; with `html_file`, also writes
-    the HTML report there."""
+    face = face_of(report)
     if html_file is not None:
         from eagle3_inspect.writing import check_html_target, write_replacing
 
         check_html_target(html_file)  # again: the work took a while
         write_replacing(html_file, html_renderer()(report))
     if fmt == "json":
-        # scan and validate hand the writer record iterators: no million row dicts held at once.
-        emit_json(report.to_dict(stream=True) if kind in ("scan", "validate") else report.to_dict())
+        # Per-tensor lists come as record iterators: no million row dicts held at once.
+        emit_json(report.to_dict(stream=True))
     elif fmt == "full":
-        _render_full(kind, report)
+        from eagle3_inspect.cli.render.common import stdout_console
+
+        face.full(report, stdout_console())
     elif fmt == "html":
         click.echo(html_renderer()(report))
+    elif fmt == "jsonl":
+        for obj in face.listing_objects(report) if face.listing_objects else ():
+            click.echo(encode_record(obj))
+        for r in face.records(report):
+            click.echo(encode_record(r.data))
+        if face.summary_object is not None:
+            click.echo(encode_record(face.summary_object(report)))
     else:
-        records, summary = _records(kind, report)
-        emit_records(records, fmt, summary)
+        if fmt == "concise" and face.listing_lines is not None:
+            for line in face.listing_lines(report):
+                echo(line)
+        for r in face.records(report):
+            annotate = fmt == "github" and (face.notices or r.severity != "info")
+            echo(github_line(r) if annotate else concise_line(r))
+        echo(face.summary(report))
     if fmt in ("full", "concise", "github"):
-        for line in where_read_lines(kind, report):
+        for line in where_read_lines(report):
             echo(line)
 
 

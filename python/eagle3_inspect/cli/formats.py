@@ -1,6 +1,6 @@
-"""`--format` (and its `--json` alias) and `--html FILE`: the shared click options, choosing
-the default (`full` on a terminal, `concise` otherwise), and the HTML guard that turns a missing
-`eagle3-inspect[html]` into one line and exit 2 before any work is done."""
+"""The format a command prints (`--format`, its `--json` alias; the default `full` on a terminal,
+`concise` otherwise), and the HTML guard that turns a missing `eagle3-inspect[html]` into one
+line and exit 2 before any work is done. The options themselves are in `cli/options.py`."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from typing import Any
 
 import click
 
-FORMATS = ("full", "concise", "json", "jsonl", "github", "html")
+from eagle3_inspect.cli.options import Output
+
 HTML_MISSING = (
     "HTML reports need eagle3-inspect[html] (matplotlib and the HTML renderer): "
     "pip install 'eagle3-inspect[html]'"
@@ -23,32 +24,28 @@ class FormatError(Exception):
     """A format cannot be produced here (missing extra, or not offered by this command)."""
 
 
-def format_options(json_schema: str, html: bool = True) -> Callable[[Any], Any]:
-    """`--format`, `--json` (alias of `--format json`) and, when `html`, `--html FILE`."""
+FIX_HTML = (
+    "--format html is not offered by fix: it reports an action, not a checkpoint "
+    "(run validate --html or diff --html on DST for those reports)"
+)
 
-    def decorate(command: Any) -> Any:
-        if html:
-            command = click.option(
-                "--html",
-                "html_file",
-                type=click.Path(dir_okay=False, writable=True, path_type=str),
-                metavar="FILE",
-                help="Also write a self-contained HTML report to FILE.",
-            )(command)
-        command = click.option(
-            "--json",
-            "as_json",
-            is_flag=True,
-            help=f"Alias of --format json ({json_schema}).",
-        )(command)
-        return click.option(
-            "--format",
-            "output_format",
-            type=click.Choice(FORMATS),
-            help="Output format (default: full on a terminal, concise otherwise).",
-        )(command)
 
-    return decorate
+def chosen_format(output: Output, default: str | None = None) -> str:
+    """The format `output` asks for (`default`, when given, instead of the terminal's)."""
+    return resolve_format(output.output_format or default, output.as_json)
+
+
+def report_format(output: Output) -> str:
+    """`chosen_format`, having checked, before any work is done, that HTML can be made when it
+    is asked for and that `--html FILE` may be written (absent, or an HTML report)."""
+    fmt = chosen_format(output)
+    if fmt == "html" or output.html_file is not None:
+        html_renderer()
+    if output.html_file is not None:
+        from eagle3_inspect.writing import check_html_target
+
+        check_html_target(output.html_file)
+    return fmt
 
 
 def resolve_format(output_format: str | None, as_json: bool) -> str:
@@ -66,7 +63,8 @@ def html_renderer() -> Callable[[Any], str]:
     if importlib.util.find_spec("matplotlib") is None:
         raise FormatError(HTML_MISSING)
     try:
-        module = importlib.import_module("eagle3_inspect.cli.render.html")
+        module = importlib.import_module("eagle3_inspect.html.report")
     except ImportError as exc:
         raise FormatError(HTML_MISSING) from exc
-    return module.render_html
+    render: Callable[[Any], str] = module.render_html
+    return render

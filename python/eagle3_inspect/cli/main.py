@@ -13,19 +13,24 @@ from typing import Any
 
 import click
 
+from eagle3_inspect.cli import options
 from eagle3_inspect.cli.audit import is_audit, run_audit
+from eagle3_inspect.cli.broken_pipe import printing, quiet_exit
 from eagle3_inspect.cli.emit import emit_report, emit_rules
-from eagle3_inspect.cli.formats import FormatError, format_options, html_renderer, resolve_format
+from eagle3_inspect.cli.formats import (
+    FIX_HTML,
+    FormatError,
+    chosen_format,
+    report_format,
+)
 from eagle3_inspect.cli.hard_exit import finish
-from eagle3_inspect.cli.ray_options import audit_options, ray_options
+from eagle3_inspect.cli.options import Cluster, Many, Output
+from eagle3_inspect.commands.report import CommandReport
 from eagle3_inspect.errors import InspectError
 from eagle3_inspect.reader.bulk import paused_gc
-from eagle3_inspect.reader.stats import MAX_THREADS
+from eagle3_inspect.reader.stats import ProgressCallback
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_CANNOT_RUN = 0, 1, 2
-
-# --threads: 1 up to the documented maximum (a typo like 100000 is refused at once).
-THREADS = click.IntRange(min=1, max=MAX_THREADS)
 
 
 def fail(message: str) -> None:
@@ -47,6 +52,9 @@ def guarded(command: Callable[..., int]) -> Callable[..., None]:
             # them form cycles: the collector would only walk them again and again.
             with paused_gc():
                 code = command(*args, **kwargs)
+        except BrokenPipeError:
+            # Lines printed as work goes (many checkpoints): some had findings, or it stopped.
+            quiet_exit(EXIT_FINDINGS)
         except (InspectError, OSError, ValueError, FormatError) as exc:
             fail(str(exc))
         except KeyboardInterrupt:
@@ -57,17 +65,17 @@ def guarded(command: Callable[..., int]) -> Callable[..., None]:
     return wrapper
 
 
-def choose_format(output_format: str | None, as_json: bool, html_file: str | None) -> str:
-    """The format to print; checks up front that HTML can be made and that `--html FILE` may be
-    written (absent, or an HTML report), before any work is done."""
-    fmt = resolve_format(output_format, as_json)
-    if fmt == "html" or html_file is not None:
-        html_renderer()
-    if html_file is not None:
-        from eagle3_inspect.writing import check_html_target
-
-        check_html_target(html_file)
-    return fmt
+def print_report(
+    label: str, output: Output, run: Callable[[ProgressCallback | None], CommandReport]
+) -> int:
+    """The format checked before any work, `run(progress)` under a progress bar named `label`,
+    the report printed; its exit code (see `hard_exit.py`)."""
+    fmt = report_format(output)
+    with progress_for(label, fmt) as progress:
+        report = run(progress)
+    with printing(report.exit_code):
+        emit_report(report, fmt, output.html_file)
+    return finish(report.exit_code)
 
 
 def progress_for(label: str, fmt: str) -> contextlib.AbstractContextManager[Any]:
@@ -126,27 +134,22 @@ def main() -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=str))
-@format_options("eagle3-inspect/scan/1")
-@click.option("--filter", "pattern", metavar="GLOB", help="Only tensors whose name matches GLOB.")
-@click.option("--stats", "with_stats", is_flag=True, help="Per-tensor statistics (reads all data).")
-@click.option("--hash", "with_hash", is_flag=True, help="Content hash per tensor (xxh3-128 tree).")
-@click.option("--threads", type=THREADS, help="Worker threads (default: all cores).")
-@ray_options
-@audit_options
+@options.output("eagle3-inspect/scan/1")
+@options.tensor_filter
+@options.scan_passes
+@options.threads()
+@options.cluster
+@options.many
 @guarded
 def scan(
     paths: tuple[str, ...],
-    output_format: str | None,
-    as_json: bool,
-    html_file: str | None,
+    output: Output,
     pattern: str | None,
     with_stats: bool,
     with_hash: bool,
     threads: int | None,
-    ray: str | None,
-    ray_path_map: tuple[str, ...],
-    from_file: str | None,
-    resume: str | None,
+    cluster: Cluster,
+    many: Many,
 ) -> int:
     """List files, tensors, dtype totals, metadata and ST/IX findings of PATH.
 
@@ -154,32 +157,26 @@ def scan(
     per line as each finishes, then a summary line (--format jsonl)."""
     from eagle3_inspect.commands.scan import scan as run_scan
 
-    if is_audit(paths, from_file, resume):
-        fmt = resolve_format(output_format or "jsonl", as_json)
-        options = {"filter": pattern, "stats": with_stats, "hashes": with_hash, "threads": threads}
-        cluster = {"ray": ray, "ray_path_map": ray_path_map, "html_file": html_file}
-        return run_audit(paths, fmt, from_file, resume, **cluster, **options)
-    fmt = choose_format(output_format, as_json, html_file)
-    with progress_for("stats", fmt) as progress:
-        report = run_scan(
-            paths[0],
-            ray=ray,
-            ray_path_map=ray_path_map,
-            filter=pattern,
-            stats=with_stats,
-            hashes=with_hash,
-            threads=threads,
-            progress=progress,
-        )
-    emit_report("scan", report, fmt, html_file)
-    return finish(EXIT_CLEAN if report.ok else EXIT_FINDINGS)
+    passes: dict[str, Any] = {
+        "filter": pattern,
+        "stats": with_stats,
+        "hashes": with_hash,
+        "threads": threads,
+    }
+    where = cluster.options()
+    if is_audit(paths, many.from_file, many.resume):
+        fmt = chosen_format(output, default="jsonl")
+        return run_audit(paths, fmt, many, output.html_file, **where, **passes)
+    return print_report(
+        "stats", output, lambda progress: run_scan(paths[0], progress=progress, **where, **passes)
+    )
 
 
 @main.command()
 @click.argument("code", required=False)
-@format_options("eagle3-inspect/rules/1", html=False)
+@options.output("eagle3-inspect/rules/1", html=False)
 @guarded
-def rules(code: str | None, output_format: str | None, as_json: bool) -> int:
+def rules(code: str | None, output: Output) -> int:
     """List every finding code, or explain CODE (like `ruff rule`).
 
     concise and github print one line per rule (CODE [severity] summary); jsonl one rule per
@@ -187,8 +184,8 @@ def rules(code: str | None, output_format: str | None, as_json: bool) -> int:
     from eagle3_inspect.registry import all_rules, rule
 
     # One rule's explanation is a page to read (like `ruff rule`): full text unless asked otherwise.
-    fmt = resolve_format(output_format, as_json)
-    if code is not None and output_format is None and not as_json:
+    fmt = chosen_format(output)
+    if code is not None and output.output_format is None and not output.as_json:
         fmt = "full"
     if fmt == "html":
         raise FormatError("--format html is offered by scan, validate and diff, not rules")
@@ -199,55 +196,39 @@ def rules(code: str | None, output_format: str | None, as_json: bool) -> int:
             chosen = [rule(code)]
         except KeyError:
             fail(f"unknown rule code {code!r}; `eagle3-inspect rules` lists them")
-    emit_rules(chosen, fmt, single=code is not None)
+    with printing(EXIT_CLEAN):
+        emit_rules(chosen, fmt, single=code is not None)
     return EXIT_CLEAN
 
 
 @main.command()
 @click.argument("path", type=click.Path(path_type=str))
-@click.option(
-    "--engine",
-    metavar="NAME[@VERSION]",
-    help="Check against an engine profile: sglang, vllm, trtllm, speculators or all.",
-)
-@click.option(
-    "--target",
-    type=click.Path(path_type=str),
-    help="Target model directory, config.json, index, hf:// model or https:// URL (headers and "
-    "config only).",
-)
-@format_options("eagle3-inspect/validate/1")
-@click.option(
-    "--fail-on",
-    type=click.Choice(["error", "warning"]),
-    default="error",
-    show_default=True,
-    help="Exit 1 when a finding at or above this severity exists.",
-)
-@click.option("--no-stats", is_flag=True, help="Skip the statistics pass (NUM rules).")
-@click.option("--threads", type=THREADS, help="Worker threads for the stats pass.")
-@ray_options
+@options.engine()
+@options.target()
+@options.output("eagle3-inspect/validate/1")
+@options.fail_on
+@options.no_stats
+@options.threads("Worker threads for the stats pass.")
+@options.cluster
 @guarded
 def validate(
     path: str,
     engine: str | None,
     target: str | None,
-    output_format: str | None,
-    as_json: bool,
-    html_file: str | None,
+    output: Output,
     fail_on: str,
     no_stats: bool,
     threads: int | None,
-    ray: str | None,
-    ray_path_map: tuple[str, ...],
+    cluster: Cluster,
 ) -> int:
     """Check an EAGLE-3 drafter: file structure, architecture, config, d2t/t2d, values, and
     (with --engine / --target) what an engine would silently do with it."""
     from eagle3_inspect.commands.validate import validate as run_validate
 
-    fmt = choose_format(output_format, as_json, html_file)
-    with progress_for("stats", fmt) as progress:
-        report = run_validate(
+    return print_report(
+        "stats",
+        output,
+        lambda progress: run_validate(
             path,
             engine=engine,
             target=target,
@@ -255,24 +236,23 @@ def validate(
             fail_on=fail_on,
             threads=threads,
             progress=progress,
-            ray=ray,
-            ray_path_map=ray_path_map,
-        )
-    emit_report("validate", report, fmt, html_file)
-    return finish(EXIT_CLEAN if report.ok else EXIT_FINDINGS)
+            **cluster.options(),
+        ),
+    )
 
 
 @main.command()
 @click.argument("src", type=click.Path(path_type=str))
+@options.engine(required=True)
 @click.option(
-    "--engine", required=True, metavar="NAME@VERSION", help="The engine version to fix for."
-)
-@click.option("--out", "out", required=True, type=click.Path(path_type=str), help="DST directory.")
-@click.option(
-    "--target",
+    "--out",
+    "out",
+    required=True,
     type=click.Path(path_type=str),
-    help="Target model directory, config.json or index (aux ids, capture, cross-checks).",
+    callback=options.writable_path,
+    help="DST directory (a new local path; its parent must exist).",
 )
+@options.target("Target model directory, config.json or index (aux ids, capture, cross-checks).")
 @click.option(
     "--verifier",
     metavar="NAME_OR_PATH",
@@ -282,8 +262,8 @@ def validate(
 @click.option("--dry-run", is_flag=True, help="Print the plan; write nothing.")
 @click.option("--force", is_flag=True, help="Replace an existing DST.")
 @click.option("--drop-unused", is_flag=True, help="Leave out tensors the engine would ignore.")
-@format_options("eagle3-inspect/fix/1", html=False)
-@click.option("--threads", type=THREADS, help="Worker threads for the verification passes.")
+@options.output("eagle3-inspect/fix/1", html=False)
+@options.threads("Worker threads for the verification passes.")
 @guarded
 def fix(
     src: str,
@@ -294,18 +274,17 @@ def fix(
     dry_run: bool,
     force: bool,
     drop_unused: bool,
-    output_format: str | None,
-    as_json: bool,
+    output: Output,
     threads: int | None,
 ) -> int:
     """Write SRC as the drafter ENGINE loads as trained, into --out, verified by validate and
     diff before it is declared done. Exit 0 fixed (or planned, or nothing to do), 1 the written
-    copy failed verification (discarded), 2 refused or could not run. --format html is not
-    offered (validate --html / diff --html on DST are)."""
-    from eagle3_inspect.cli.emit_fix import FIX_HTML, emit_fix
+    copy failed verification (discarded) or an error no conversion can fix remains (NOT
+    SERVABLE: EN006), 2 refused or could not run. --format html is not offered (validate
+    --html / diff --html on DST are)."""
     from eagle3_inspect.commands.fix import fix as run_fix
 
-    fmt = resolve_format(output_format, as_json)
+    fmt = chosen_format(output)
     if fmt == "html":
         raise FormatError(FIX_HTML)
     report = run_fix(
@@ -319,7 +298,8 @@ def fix(
         threads=threads,
         verifier=verifier,
     )
-    emit_fix(report, fmt)
+    with printing(report.exit_code):
+        emit_report(report, fmt)
     if report.refusal:
         click.echo(
             f"eagle3-inspect: refused: {report.refusal['code']}: {report.refusal['reason']}",
@@ -350,31 +330,25 @@ def demo(out: str | None) -> int:
 @main.command(name="diff")
 @click.argument("a", type=click.Path(path_type=str))
 @click.argument("b", type=click.Path(path_type=str))
-@format_options("eagle3-inspect/diff/1")
-@click.option("--rtol", type=click.FloatRange(min=0), help="Relative tolerance for every pair.")
-@click.option("--atol", type=click.FloatRange(min=0), help="Absolute tolerance for every pair.")
-@click.option(
-    "--structure-only", is_flag=True, help="Headers only: no numeric pass and no content hashes."
-)
+@options.output("eagle3-inspect/diff/1")
+@options.tolerances
+@options.structure_only
 @click.option("--no-renames", is_flag=True, help="Report renamed tensors as removed + added.")
-@click.option("--filter", "pattern", metavar="GLOB", help="Only tensors whose name matches GLOB.")
-@click.option("--threads", type=THREADS, help="Worker threads (default: all cores).")
-@ray_options
+@options.tensor_filter
+@options.threads()
+@options.cluster
 @guarded
 def diff_command(
     a: str,
     b: str,
-    output_format: str | None,
-    as_json: bool,
-    html_file: str | None,
+    output: Output,
     rtol: float | None,
     atol: float | None,
     structure_only: bool,
     no_renames: bool,
     pattern: str | None,
     threads: int | None,
-    ray: str | None,
-    ray_path_map: tuple[str, ...],
+    cluster: Cluster,
 ) -> int:
     """Compare checkpoints A and B: structure, values, metadata, config and vocab mapping.
 
@@ -383,9 +357,10 @@ def diff_command(
     config.json or __metadata__ change; 2 when it could not run."""
     from eagle3_inspect.commands.diff import diff as run_diff
 
-    fmt = choose_format(output_format, as_json, html_file)
-    with progress_for("diff", fmt) as progress:
-        report = run_diff(
+    return print_report(
+        "diff",
+        output,
+        lambda progress: run_diff(
             a,
             b,
             rtol=rtol,
@@ -395,8 +370,6 @@ def diff_command(
             filter=pattern,
             threads=threads,
             progress=progress,
-            ray=ray,
-            ray_path_map=ray_path_map,
-        )
-    emit_report("diff", report, fmt, html_file)
-    return finish(EXIT_CLEAN if report.ok else EXIT_FINDINGS)
+            **cluster.options(),
+        ),
+    )

@@ -73,7 +73,8 @@ class ClusterCheckpoint(Checkpoint):
     ) -> list[dict[str, Any]]:
         """diff's numeric pass with this checkpoint as side A (see `cluster/pairs.py`)."""
         if not isinstance(other, ClusterCheckpoint):
-            return fallback(list(pairs), **options)
+            local: list[dict[str, Any]] = fallback(list(pairs), **options)
+            return local
         return remote_diff_pairs(self, other, pairs, fallback, **options)
 
     def cluster_summary(self) -> dict[str, Any]:
@@ -113,7 +114,7 @@ class ClusterCheckpoint(Checkpoint):
                 progress=_shifted(progress, near_bytes, total),
             )
             merged.update(found if stats else {n: s.hash for n, s in found.items()})
-        jobs = []
+        jobs: list[Job] = []
         for placed_files, chunk in _tasks(self.placement.files, names_there, self.tensors):
             submit = functools.partial(self._submit, chunk, hashes, stats, threads)
             paths = {
@@ -148,15 +149,16 @@ class ClusterCheckpoint(Checkpoint):
         }
         if not usable:
             return found
-        used: dict[str, PlacedFile] = {}
+        used: dict[str, tuple[PlacedFile, dict[str, Any]]] = {}
         for name in names:
             placed = usable.get(os.path.basename(self.tensors[name].file))
-            result = None if placed is None else placed.computed["results"].get(name)
-            if result is not None:
+            computed = None if placed is None else placed.computed
+            result = None if computed is None else computed["results"].get(name)
+            if placed is not None and computed is not None and result is not None:
                 found[name] = result if stats else result.hash
-                used[placed.name] = placed
-        for placed in used.values():
-            nbytes, seconds = placed.computed["bytes"], placed.computed["seconds"]
+                used[placed.name] = (placed, computed)
+        for placed, computed in used.values():
+            nbytes, seconds = computed["bytes"], computed["seconds"]
             self.session.account(self.usage, placed.holders[0], placed.name, nbytes, seconds, False)
         return found
 

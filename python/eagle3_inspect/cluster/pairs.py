@@ -72,6 +72,11 @@ def remote_diff_pairs(
 
 
 def _submit(
-    session: Any, spec: list[dict[str, Any]], chosen: list, options: dict, node: Any, path: str
+    session: Any,
+    spec: list[dict[str, Any]],
+    chosen: list[tuple[str, str]],
+    options: dict[str, Any],
+    node: Any,
+    path: str,
 ) -> Any:
     return session.pinned(session.diff_remote, node).remote(path, spec, chosen, options)

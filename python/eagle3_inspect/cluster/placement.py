@@ -44,7 +44,7 @@ class Placement:
 
 
 def _majority_size(entries: list[tuple[NodeInfo, dict[str, Any]]]) -> int:
-    counts = Counter(e["size"] for _, e in entries)
+    counts: Counter[int] = Counter(e["size"] for _, e in entries)
     return max(counts, key=lambda size: (counts[size], size))
 
 

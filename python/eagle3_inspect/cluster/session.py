@@ -185,7 +185,7 @@ class ClusterSession:
             try:
                 path = placed.local_paths[node.node_id]
                 ref = self.pinned(self._pread, node).remote(path, offset, n)
-                data = self.ray.get(ref)
+                data: bytes = self.ray.get(ref)
             except self.ray.exceptions.RayError as exc:
                 errors.append(f"node {node.shown}: {_reason(exc)}")
                 self._note_failure(node, exc)

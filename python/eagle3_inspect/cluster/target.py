@@ -11,7 +11,13 @@ from eagle3_inspect.cluster.discover import CONFIG_NAME, shown_root
 from eagle3_inspect.cluster.session import ClusterSession
 from eagle3_inspect.errors import InspectError, InvalidArgumentError
 from eagle3_inspect.reader.remote import is_remote
-from eagle3_inspect.reader.target import TargetInfo, config_fields, load_target, weight_shapes
+from eagle3_inspect.reader.target import (
+    TargetInfo,
+    config_fields,
+    load_target,
+    require_target,
+    weight_shapes,
+)
 
 
 def load_target_on_cluster(path: str | os.PathLike[str], session: ClusterSession) -> TargetInfo:
@@ -35,10 +41,10 @@ def load_target_on_cluster(path: str | os.PathLike[str], session: ClusterSession
         where = os.path.join(shown_root(path, placement.kind), placement.config[0])
         config_fields(info, where, placement.config[1])
     if base == CONFIG_NAME or (not placement.files and placement.index is None):
-        return info  # a config file, or a config-only directory: no headers to read
+        return require_target(info)  # a config file, or a config-only directory: no headers
     try:
         ckpt = open_placed(path, session, placement)
     except InspectError:  # as locally: a target whose shards cannot be opened adds no shapes
-        return info
+        return require_target(info)
     weight_shapes(info, ckpt)
-    return info
+    return require_target(info)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import os
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from eagle3_inspect.cluster.discover import discover
@@ -73,20 +74,24 @@ def _shard_stats(
     if names is None:
         names = [n for n in ckpt.tensors if n not in ckpt.unreadable]
     before = len(ckpt.findings)
-    found: dict[str, Any]
+    found: Mapping[str, Any]
     if stats:
         found = ckpt.stats(names, hashes=hashes, threads=threads)
     else:
-        found = content_hashes(ckpt, names, threads=threads)
-        for item in ckpt.changed(list(found)):
-            found.pop(item.tensor or "", None)
+        hashed = content_hashes(ckpt, names, threads=threads)
+        for item in ckpt.changed(list(hashed)):
+            hashed.pop(item.tensor or "", None)
+        found = hashed
     changed = [f for f in ckpt.findings[before:] if f.code == "IX011"]
     nbytes = sum(ckpt.tensors[n].nbytes for n in names if n in ckpt.tensors)
     return {"results": found, "changed": changed, "bytes": nbytes}
 
 
 def node_diff_pairs(
-    a_path: str, b_files: list[dict[str, Any]], pairs: list, options: dict[str, Any]
+    a_path: str,
+    b_files: list[dict[str, Any]],
+    pairs: list[tuple[str, str]],
+    options: dict[str, Any],
 ) -> dict[str, Any]:
     """On a node holding A's shard `a_path`: the metrics of `pairs`, B read as `b_files` say."""
     import ray
@@ -121,6 +126,6 @@ def node_diff_pairs(
     side_a = Checkpoint(a_path)
     files = [SourceFile(s["name"], s["size"], reader(s)) for s in b_files]
     side_b = Checkpoint.from_source(SourceListing("b", "b", files, None, None))
-    found = diff_pairs(side_a, side_b, [tuple(p) for p in pairs], **options)
+    found = diff_pairs(side_a, side_b, [(na, nb) for na, nb in pairs], **options)
     nbytes = sum(side_a.tensors[na].nbytes for na, _ in pairs)
     return {"results": found, "bytes": nbytes, "seconds": time.perf_counter() - start}

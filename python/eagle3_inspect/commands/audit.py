@@ -11,10 +11,10 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 
-from eagle3_inspect.commands.on_cluster import PathMap, RayOption, session_for
 from eagle3_inspect.commands.resume import SUMMARY_SCHEMA, ResumeFile
 from eagle3_inspect.commands.scan import scan
 from eagle3_inspect.errors import InspectError
+from eagle3_inspect.reader.opening import PathMap, RayOption, connect
 from eagle3_inspect.reader.untrusted import read_regular
 from eagle3_inspect.version import PRODUCER
 
@@ -73,7 +73,7 @@ def audit(
     started = time.perf_counter()
     skip = skip or set()
     todo = [p for p in paths if p not in skip]
-    session = session_for(ray, ray_path_map)
+    session = None if ray is None else connect(ray, ray_path_map)
     counts = {"clean": 0, "with_errors": 0, "failed": 0}
 
     def done(record: dict[str, Any]) -> None:
@@ -95,8 +95,8 @@ def audit(
         "seconds": round(time.perf_counter() - started, 3),
     }
     if session is not None:
-        connect = round(session.connect_seconds, 3)
-        summary["cluster"] = {"address": session.address, "connect_seconds": connect}
+        seconds = round(session.connect_seconds, 3)
+        summary["cluster"] = {"address": session.address, "connect_seconds": seconds}
     emit(summary)
     return summary
 
@@ -153,7 +153,7 @@ def _computed_at_discovery(options: dict[str, Any]) -> dict[str, bool] | None:
 
 def _largest_discovered(upcoming: list[str], session: Any) -> str | None:
     """The largest of `upcoming` whose holdings are known (the first of equals), else None."""
-    sizes = session.discovered_sizes(upcoming)
+    sizes: dict[str, int] = session.discovered_sizes(upcoming)
     if not sizes:
         return None
     return max(sizes, key=lambda p: (sizes[p], -upcoming.index(p)))

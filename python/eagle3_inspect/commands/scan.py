@@ -10,14 +10,15 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any
 
-from eagle3_inspect.commands.on_cluster import PathMap, RayOption, cluster_section, open_any
+from eagle3_inspect.commands.report import ClusterSections
+from eagle3_inspect.commands.tensor_filter import require_match
 from eagle3_inspect.findings import Finding, count_by_severity
 from eagle3_inspect.jsontext import EncodedRecords
 from eagle3_inspect.reader.checkpoint import Checkpoint
-from eagle3_inspect.reader.finding_json import findings_json
+from eagle3_inspect.reader.opening import PathMap, RayOption, open_checkpoint
+from eagle3_inspect.reader.records_json import findings_json, tensor_texts
 from eagle3_inspect.reader.remote import remote_section, traffic_of
 from eagle3_inspect.reader.stats import ProgressCallback, TensorStats
-from eagle3_inspect.reader.tensor_json import tensor_texts
 from eagle3_inspect.reader.tensorinfo import TensorInfo
 from eagle3_inspect.version import PRODUCER
 
@@ -39,6 +40,10 @@ class ScanReport:
     @property
     def ok(self) -> bool:
         return count_by_severity(self.findings)["errors"] == 0
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.ok else 1
 
     def dtype_totals(self) -> dict[str, dict[str, int]]:
         # Column by column at C speed (a million tensors), then grouped: most headers have one
@@ -72,8 +77,8 @@ class ScanReport:
 
     def _repr_html_(self) -> str:
         """The notebook view: the HTML report's body."""
-        from eagle3_inspect.commands.views.scan import scan_view
         from eagle3_inspect.html.page import fragment
+        from eagle3_inspect.html.views.scan import scan_view
 
         return fragment(scan_view(self))
 
@@ -87,7 +92,7 @@ class ScanReport:
 
     def _tensor_texts(self) -> EncodedRecords:
         """`_tensor_rows` as JSON text, a record at a time (written natively from the stats
-        pass's columns: see records_json.py)."""
+        pass's columns: see reader/records_json.py)."""
         return tensor_texts(self.tensors, self.stats)
 
     def to_dict(self, *, stream: bool = False) -> dict[str, Any]:
@@ -130,6 +135,9 @@ class ScanReport:
         section = remote_section([traffic_of(self.checkpoint)])
         return {} if section is None else {"remote": section}
 
+    def cluster_sections(self) -> ClusterSections:
+        return [] if self.cluster is None else [(None, self.cluster)]
+
 
 def select(tensors: dict[str, TensorInfo], pattern: str | None) -> list[TensorInfo]:
     """Tensors whose name matches the glob `pattern` (all when None), in name order."""
@@ -152,13 +160,14 @@ def scan(
     """Opens `path` (or takes an open Checkpoint) and lists it. Reads headers only, unless
     `stats` (or `hashes`) asks for a pass over the tensor data. With `ray` (an address, "auto",
     or a ClusterSession) the files are read on the Ray nodes that hold them (`cluster/`)."""
-    ckpt = open_any(path, ray, ray_path_map)
+    ckpt = open_checkpoint(path, ray=ray, ray_path_map=ray_path_map)
     tensors = select(ckpt.tensors, filter)
+    require_match(filter, len(tensors), ckpt.path)
     report = ScanReport(ckpt, tensors, list(ckpt.findings), filter)
     if stats or hashes:
         readable = [t.name for t in tensors if t.name not in ckpt.unreadable]
         before = len(ckpt.findings)
         report.stats = ckpt.stats(readable, hashes=hashes, threads=threads, progress=progress)
         report.findings.extend(ckpt.findings[before:])  # IX011 from the data pass
-    report.cluster = cluster_section(ckpt)
+    report.cluster = ckpt.cluster_summary()
     return report

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import os
 
-from eagle3_inspect.commands.validate import Report, validate
+from eagle3_inspect.commands.validate import ValidateReport, validate
 from eagle3_inspect.errors import DrafterNotServable
 from eagle3_inspect.findings import Severity
 
-DEFAULT_ENGINE = "sglang@0.5.12"
+# A bare name: the newest known version, as everywhere an engine is named (`rules.en.loader`).
+DEFAULT_ENGINE = "sglang"
 
 
 def require_servable(
@@ -20,7 +21,7 @@ def require_servable(
     fail_on: str | Severity = Severity.ERROR,
     stats: bool = True,
     threads: int | None = None,
-) -> Report:
+) -> ValidateReport:
     """Returns the validate report of the drafter at `path` against `engine` (and `target` when
     given), or raises `DrafterNotServable` listing each failing finding and its fix. Bad
     arguments and unreadable paths raise the usual `InspectError`s."""

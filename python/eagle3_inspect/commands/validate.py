@@ -15,14 +15,7 @@ from itertools import compress
 from operator import attrgetter
 from typing import Any
 
-from eagle3_inspect.commands.on_cluster import (
-    PathMap,
-    RayOption,
-    cluster_section,
-    load_target_on_ray,
-    open_any,
-    session_for,
-)
+from eagle3_inspect.commands.report import ClusterSections
 from eagle3_inspect.findings import (
     RANK_OF_VALUE,
     Finding,
@@ -34,8 +27,8 @@ from eagle3_inspect.reader.bulk import paused_gc
 from eagle3_inspect.reader.checkpoint import Checkpoint
 from eagle3_inspect.reader.draft_config import read_draft_config
 from eagle3_inspect.reader.dtypes import FLOAT_DTYPES
-from eagle3_inspect.reader.finding_json import findings_json
-from eagle3_inspect.reader.opening import open_checkpoint
+from eagle3_inspect.reader.opening import PathMap, RayOption, connect, open_checkpoint
+from eagle3_inspect.reader.records_json import findings_json
 from eagle3_inspect.reader.remote import remote_section, traffic_of
 from eagle3_inspect.reader.stats import ProgressCallback, TensorStats
 from eagle3_inspect.reader.stats_map import StatsByName
@@ -59,7 +52,7 @@ SUPERSEDED_BY_ENGINES = {"E3033", "TG001"}
 
 
 @dataclass
-class Report:
+class ValidateReport:
     """The result of `validate`; `.to_dict()` is the `--json` form."""
 
     path: str
@@ -83,11 +76,15 @@ class Report:
         """No finding at or above `fail_on`."""
         return all(f.severity.rank < self.fail_on.rank for f in self.findings)
 
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.ok else 1
+
     def _repr_html_(self) -> str:
         """The notebook view: the HTML report's body (the d2t plot when matplotlib is there)."""
-        from eagle3_inspect.commands.views.validate import validate_view
         from eagle3_inspect.html.page import fragment
         from eagle3_inspect.html.plots import plots_available
+        from eagle3_inspect.html.views.validate import validate_view
 
         return fragment(validate_view(self, plots=plots_available()))
 
@@ -121,6 +118,9 @@ class Report:
         target = None if self.target is None else self.target.remote
         section = remote_section([traffic_of(self.checkpoint), target])
         return {} if section is None else {"remote": section}
+
+    def cluster_sections(self) -> ClusterSections:
+        return [] if self.cluster is None else [(None, self.cluster)]
 
 
 def _locate_config(findings: list[Finding], config_path: str | None) -> list[Finding]:
@@ -176,7 +176,7 @@ def validate(
     progress: ProgressCallback | None = None,
     ray: RayOption | None = None,
     ray_path_map: PathMap = None,
-) -> Report:
+) -> ValidateReport:
     """Validates the drafter at `path`. `engine` is "sglang", "vllm@0.20", "all", ...;
     `target` a target model directory, config.json or index, or an `hf://` / `http(s)://` path
     (headers and config only). `path` may be remote too (see `reader/remote`). With `ray` the
@@ -186,25 +186,27 @@ def validate(
     statistics already taken of these very files (`fix` passes those of the bytes it read back
     while writing them) is used instead of a pass, which then reads only tensors it lacks."""
     with paused_gc():  # a finding per tensor of a large header: see reader/bulk.py
-        session = session_for(ray, ray_path_map)
-        ckpt = open_any(path, session, ray_path_map if session is None else None)
+        session = None if ray is None else connect(ray, ray_path_map)
+        ckpt = open_checkpoint(path, ray=session, ray_path_map=ray_path_map)
+        target_info: str | os.PathLike[str] | TargetInfo | None = target
         if session is not None and target is not None:
-            target = load_target_on_ray(target, session)
-        report = _validate(ckpt, engine, target, stats, fail_on, threads, progress)
-        report.cluster = cluster_section(ckpt)
+            from eagle3_inspect.cluster.target import load_target_on_cluster
+
+            target_info = load_target_on_cluster(target, session)
+        report = _validate(ckpt, engine, target_info, stats, fail_on, threads, progress)
+        report.cluster = ckpt.cluster_summary()
         return report
 
 
 def _validate(
-    path: str | os.PathLike[str] | Checkpoint,
+    ckpt: Checkpoint,
     engine: str | None,
     target: str | os.PathLike[str] | TargetInfo | None,
     stats: bool | Mapping[str, TensorStats],
     fail_on: str | Severity,
     threads: int | None,
     progress: ProgressCallback | None,
-) -> Report:
-    ckpt = open_checkpoint(path)
+) -> ValidateReport:
     profiles = []
     if engine is not None:
         # Engine profiles (TOML data) are loaded only when asked for: a faster plain validate.
@@ -242,7 +244,7 @@ def _validate(
             check_numbers(ckpt.tensors, _statistics(ckpt, names, stats, threads, progress)),
         )
         findings += ckpt.findings[before:]  # met by the data pass (IX011, or IX001 on a cluster)
-    return Report(
+    return ValidateReport(
         path=ckpt.path,
         layout=layout,
         findings=_order(_locate_config(findings, ckpt.config_path)),

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from eagle3_inspect.layout.detect import FLOAT_DTYPES, VOCAB_BUFFERS, detect_layout
+from eagle3_inspect.layout.detect import VOCAB_BUFFERS, detect_layout
 from eagle3_inspect.layout.model import Layout
 from eagle3_inspect.layout.names import BlockKey, parse_block_key, strip_model_prefix
+from eagle3_inspect.reader.dtypes import FLOAT_DTYPES
 
 __all__ = [
     "FLOAT_DTYPES",

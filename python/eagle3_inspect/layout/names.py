@@ -80,8 +80,3 @@ def canonical_name(name: str) -> tuple[str, frozenset[str]]:
         bare = f"layers.{parts[1]}.{parts[2]}"
         rules.add("midlayer")
     return bare, frozenset(rules)
-
-
-def block_name(prefix: str, rest: str) -> str:
-    """Join a block prefix (e.g. `midlayer.` or `layers.1.`) and a relative key."""
-    return prefix + rest

@@ -5,6 +5,10 @@ CPython run its collector every 700 allocations, and every so often a full colle
 everything built so far: a third of the time of a million-tensor scan. The records built here
 form no reference cycles, so there is nothing for the collector to find; it is re-enabled (if it
 was enabled before) as soon as the block ends, and a nested pause leaves it to the outer one.
+
+Paused where a header's worth is built: opening a checkpoint (its TensorInfo table and
+findings), the stats mapping when first read, validate's rules (a finding per tensor), and the
+CLI around a whole command (the records it prints are built after the API call returns).
 """
 
 from __future__ import annotations

@@ -5,18 +5,17 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from eagle3_inspect._native import NativeCheckpoint, TensorUnreadableError, changed_tensors
 from eagle3_inspect.findings import Finding, Severity
-from eagle3_inspect.frozen import fast_builder
 from eagle3_inspect.reader.bulk import paused_gc
 from eagle3_inspect.reader.stats import ProgressCallback, TensorStats, compute_stats
 from eagle3_inspect.reader.stats_map import stats_columns
 from eagle3_inspect.reader.tensorinfo import TensorInfo
 from eagle3_inspect.reader.untrusted import UntrustedInputError, parse_object
-from eagle3_inspect.reader.view import checkpoint_view
 from eagle3_inspect.reader.vocab import VocabMapping, analyze, default_vocab_sizes
+from eagle3_inspect.records import fast_builder
 from eagle3_inspect.registry import finding, from_native
 
 if TYPE_CHECKING:
@@ -92,11 +91,12 @@ class Checkpoint:
         names, shapes, sizes = table["name"], table["shape"], table["nbytes"]
         if None not in shapes and None not in sizes and all(table["readable"]):
             # Every tensor readable (the usual header): built straight from the columns.
+            whole = cast("list[list[int]]", shapes)
             infos = map(
                 _build_info,
                 names,
                 table["dtype"],
-                map(tuple, shapes),
+                map(tuple, whole),
                 sizes,
                 table["file"],
                 table["offset"],
@@ -154,8 +154,15 @@ class Checkpoint:
 
     def _repr_html_(self) -> str:
         """The notebook view: summary, findings and the first tensors."""
+        from eagle3_inspect.html.views.checkpoint import checkpoint_view
+
         tensors = list(self.tensors.values())
         return checkpoint_view(self.path, len(self.files), tensors, self.metadata, self.findings)
+
+    def cluster_summary(self) -> dict[str, Any] | None:
+        """The report's `"cluster"` section: what a Ray cluster's nodes did for this checkpoint
+        (None: read on this machine; see `cluster/checkpoint.py`)."""
+        return None
 
     def __contains__(self, name: object) -> bool:
         return name in self.tensors
@@ -171,7 +178,8 @@ class Checkpoint:
 
         # The native buffer speaks numpy's array interface (the 3.10 limited API has no buffer
         # protocol); the uint8 array is the memoryview's exporter and keeps the map alive.
-        return memoryview(np.asarray(self._native.buffer(name)))
+        view: memoryview = np.asarray(self._native.buffer(name)).data
+        return view
 
     def tensor(self, name: str) -> np.ndarray:
         """The tensor as a numpy array: a zero-copy read-only view of the map where numpy has the
@@ -257,8 +265,3 @@ class Checkpoint:
         ]
         mapping.findings.extend(self.changed(read))
         return mapping
-
-
-def open(path: str | os.PathLike[str]) -> Checkpoint:
-    """Opens the checkpoint at `path` (reads headers and config only)."""
-    return Checkpoint(path)

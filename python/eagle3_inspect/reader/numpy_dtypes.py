@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from eagle3_inspect.errors import MissingDependencyError
@@ -11,11 +13,12 @@ from eagle3_inspect.reader.dtypes import DTYPES, PACKED
 __all__ = ["PACKED", "numpy_dtype", "unpack_codes"]
 
 
-def numpy_dtype(dtype: str) -> np.dtype:
+def numpy_dtype(dtype: str) -> np.dtype[Any]:
     """The numpy dtype for a safetensors dtype; MissingDependencyError when ml_dtypes is needed."""
     known = DTYPES.get(dtype)
     if known is not None and known.numpy is not None:
-        return np.dtype(known.numpy).newbyteorder("<")
+        little: np.dtype[Any] = np.dtype(known.numpy).newbyteorder("<")
+        return little
     if known is None or known.ml_dtypes is None:
         raise MissingDependencyError(f"no numpy dtype for safetensors dtype {dtype!r}")
     try:
@@ -25,7 +28,8 @@ def numpy_dtype(dtype: str) -> np.dtype:
             f"reading {dtype} tensors as numpy arrays needs ml_dtypes: "
             "pip install 'eagle3-inspect[dtypes]' (or pip install ml_dtypes)"
         ) from exc
-    return np.dtype(getattr(ml_dtypes, known.ml_dtypes))
+    found: np.dtype[Any] = np.dtype(getattr(ml_dtypes, known.ml_dtypes))
+    return found
 
 
 def unpack_codes(dtype: str, raw: np.ndarray, numel: int) -> np.ndarray:

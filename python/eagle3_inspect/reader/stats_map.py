@@ -1,6 +1,6 @@
 """`StatsByName`: the result of a stats pass, a read-only mapping name -> TensorStats built from
 the pass's native columns only when first read, and those columns, from which the report
-writers work directly (`tensor_json.py` writes scan's rows, the NUM rules read the columns): a
+writers work directly (`records_json.py` writes scan's rows, the NUM rules read the columns): a
 million-tensor `scan --stats` or `validate` builds no TensorStats object at all.
 
 It is a `Mapping`, not a `dict` subclass, on purpose: C code that reads a dict's own table

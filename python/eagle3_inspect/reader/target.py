@@ -3,6 +3,8 @@
 `load_target` reads a target's config.json (`read_target_config` parses one: multimodal targets
 nest the text model in `text_config`, `language_config` or `llm_config`) and, for a directory or
 index, only the safetensors headers of the shards holding `embed_tokens` and `lm_head`.
+What is read must look like a target (`require_target`): a Python file, `{}` or an empty folder
+is refused as a config with a syntax error is, not checked against with every check skipped.
 """
 
 from __future__ import annotations
@@ -103,17 +105,46 @@ def weight_shapes(info: TargetInfo, ckpt: Checkpoint) -> None:
             setattr(info, f"{attr}_shape", ckpt.tensors[name].shape)
 
 
+TARGET_FORMS = "a model directory, its config.json, its index or a .safetensors shard"
+
+
+def require_target(info: TargetInfo) -> TargetInfo:
+    """`info`, if what was read could be a target model: a config naming its architecture,
+    model type or a size, or an embedding / head tensor. Otherwise InvalidArgumentError (exit
+    2): the cross-checks (EN006 among them) would all be skipped and the drafter would pass."""
+    from eagle3_inspect.errors import InvalidArgumentError
+
+    if (
+        info.architectures
+        or info.model_type
+        or info.hidden_size is not None
+        or info.num_hidden_layers is not None
+        or info.embed_shape is not None
+        or info.lm_head_shape is not None
+    ):
+        return info
+    raise InvalidArgumentError(
+        f"{info.path}: does not look like a target model (no config.json with architectures, "
+        "model_type or hidden_size, no embed_tokens / lm_head tensor); --target takes "
+        f"{TARGET_FORMS}"
+    )
+
+
 def load_target(path: str | os.PathLike[str]) -> TargetInfo:
     """Read a target from a model directory, its config.json, its index or a safetensors file,
     or from an `hf://` model or `http(s)://` URL (config and shard headers only)."""
     from eagle3_inspect.reader.remote import is_remote
 
     if is_remote(path):
-        return _load_remote(str(path))
+        return require_target(_load_remote(str(path)))
     from pathlib import Path  # here, not at module level: pathlib costs start-up time
+
+    from eagle3_inspect.errors import InvalidArgumentError
 
     given = Path(path)
     info = TargetInfo(path=str(given))
+    if given.is_file() and given.suffix not in (".json", ".safetensors"):
+        raise InvalidArgumentError(f"{given}: not a target model; --target takes {TARGET_FORMS}")
     root = given if given.is_dir() else given.parent
     config_file = root / "config.json"
     if given.is_file() and given.suffix == ".json" and not given.name.endswith(".index.json"):
@@ -124,7 +155,7 @@ def load_target(path: str | os.PathLike[str]) -> TargetInfo:
         raise FileNotFoundError(f"target not found: {given}")
     if given.is_dir() or given.name.endswith(".index.json") or given.suffix == ".safetensors":
         _weights(info, given)
-    return info
+    return require_target(info)
 
 
 def _load_remote(path: str) -> TargetInfo:

@@ -5,10 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from eagle3_inspect.jsontext import encode_record, json_scalar, json_str
+from eagle3_inspect.jsontext import encode_record
 from eagle3_inspect.reader.dtypes import FLOAT_DTYPES
-
-_INT = {int}
+from eagle3_inspect.records import shape_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,31 +33,17 @@ class TensorInfo:
         return n
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "dtype": self.dtype,
-            "shape": list(self.shape),
-            "nbytes": self.nbytes,
-            "file": self.file,
-            "offset": self.offset,
-        }
+        """The tensor's JSON object (`SHAPE`)."""
+        return SHAPE.to_dict(self)
 
-    def to_json(self, stats: str | None = None) -> str:
-        """`to_dict()` as one compact JSON record, byte for byte what the encoder writes, spelled
-        directly (a million of them for a large header); `stats`, the JSON of a TensorStats, is
-        added as the record's `"stats"` entry."""
-        try:
-            # repr() is the encoder's spelling of exact ints; anything else takes json_scalar.
-            if type(self.nbytes) is type(self.offset) is int and {*map(type, self.shape)} <= _INT:
-                shape, nbytes, offset = ", ".join(map(repr, self.shape)), self.nbytes, self.offset
-            else:
-                shape = ", ".join(map(json_scalar, self.shape))
-                nbytes, offset = json_scalar(self.nbytes), json_scalar(self.offset)
-            text = (
-                f'{{"name": {json_str(self.name)}, "dtype": {json_str(self.dtype)}, '
-                f'"shape": [{shape}], "nbytes": {nbytes}, '
-                f'"file": {json_str(self.file)}, "offset": {offset}'
-            )
-        except TypeError:  # a field of another type (NotPlain is a TypeError): the encoder's way
-            text = encode_record(self.to_dict())[:-1]
-        return f'{text}, "stats": {stats}}}' if stats is not None else text + "}"
+    def to_json(self, stats: dict[str, Any] | None = None) -> str:
+        """`to_dict()` as one compact JSON record; `stats`, a TensorStats's `to_dict()`, is
+        added as its `"stats"` entry (a scan row)."""
+        row = SHAPE.to_dict(self)
+        if stats is not None:
+            row["stats"] = stats
+        return encode_record(row)
+
+
+# The JSON of a TensorInfo: its fields, in order.
+SHAPE = shape_of(TensorInfo)

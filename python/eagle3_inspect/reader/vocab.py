@@ -37,7 +37,7 @@ class VocabMapping:
     sorted: bool | None
     t2d_selected: int | None
     findings: list[Finding]
-    raw: dict[str, Any]
+    raw: Mapping[str, Any]
 
     @functools.cached_property
     def target_ids(self) -> np.ndarray | None:
@@ -62,7 +62,7 @@ class VocabMapping:
         }
 
 
-def mapping_from_json(data: dict[str, Any]) -> VocabMapping:
+def mapping_from_json(data: Mapping[str, Any]) -> VocabMapping:
     return VocabMapping(
         vd=data.get("vd"),
         vt=data.get("vt"),

@@ -19,7 +19,15 @@ from eagle3_inspect.synthetic.drafters import (
 from eagle3_inspect.synthetic.targets import target_config, write_target
 
 # Small, Kimi-K2.5-shaped in spirit: the target is multimodal and its text model has 61 layers.
-DIMS = {"H": 128, "Vd": 512, "Vt": 4096, "heads": 4, "kv_heads": 2, "I": 256, "target_layers": 61}
+DIMS: dict[str, Any] = {
+    "H": 128,
+    "Vd": 512,
+    "Vt": 4096,
+    "heads": 4,
+    "kv_heads": 2,
+    "I": 256,
+    "target_layers": 61,
+}
 # The engine the seed's team served with: SGLang before 0.5.12 names its layer `midlayer`.
 ENGINE = "sglang@0.5.11"
 # SGLang 0.5.9 has KimiK25ForConditionalGeneration but cannot capture its aux hidden states.

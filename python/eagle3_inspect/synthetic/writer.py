@@ -129,7 +129,7 @@ def _header_bytes(raws: Mapping[str, RawTensor], metadata: Mapping[str, str] | N
 def _memmap_sources(tensors: Mapping[str, TensorLike]) -> set[Path]:
     sources: set[Path] = set()
     for tensor in tensors.values():
-        base = tensor
+        base: Any = tensor
         while isinstance(base, np.ndarray):
             filename = getattr(base, "filename", None)
             if filename:

@@ -16,7 +16,6 @@ pub mod floor;
 pub mod guard;
 pub mod header;
 pub mod json_depth;
-pub mod json_text;
 pub mod pages;
 pub mod pool;
 pub mod progress;
@@ -28,6 +27,7 @@ pub mod vocab;
 pub mod write;
 
 pub use checkpoint::Checkpoint;
+pub use codes::Code;
 pub use dtype::Dtype;
 pub use error::{Error, Result};
 pub use finding::{Finding, Severity};

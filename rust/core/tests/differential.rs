@@ -174,7 +174,7 @@ fn check(bytes: &[u8]) -> Result<(), TestCaseError> {
     let errors: Vec<_> = report
         .findings
         .iter()
-        .filter(|f| f.severity == Severity::Error)
+        .filter(|f| f.severity() == Severity::Error)
         .collect();
     let duplicate = errors.iter().any(|f| f.code == "ST007");
     match reference {

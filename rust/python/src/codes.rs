@@ -5,8 +5,8 @@ use pyo3::prelude::*;
 /// `[(code, severity)]` for every ST, IX and VM code the core can emit (severity as in JSON).
 #[pyfunction]
 pub fn emitted_codes() -> Vec<(&'static str, &'static str)> {
-    eagle3_inspect_core::codes::emitted_codes()
-        .into_iter()
-        .map(|(code, severity)| (code, severity.as_str()))
+    eagle3_inspect_core::Code::ALL
+        .iter()
+        .map(|code| (code.as_str(), code.severity().as_str()))
         .collect()
 }

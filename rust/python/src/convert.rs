@@ -41,8 +41,8 @@ impl<'py> Record<'py> {
 /// A finding as a dict with the keys of `eagle3_inspect.findings.Finding`.
 pub fn finding_dict<'py>(py: Python<'py>, finding: &Finding) -> PyResult<Bound<'py, PyDict>> {
     Ok(Record::new(py)
-        .set("code", finding.code)?
-        .set("severity", finding.severity.as_str())?
+        .set("code", finding.code.as_str())?
+        .set("severity", finding.severity().as_str())?
         .set("message", &finding.message)?
         .set("file", finding.file.as_deref().map(path_str))?
         .set("tensor", finding.tensor.as_deref())?

@@ -24,6 +24,7 @@ mod diff;
 mod errors;
 mod floor;
 mod io;
+mod json_text;
 mod progress;
 mod records;
 mod source;
@@ -70,7 +71,7 @@ mod _native {
     #[pymodule_export]
     const MAX_THREADS: usize = eagle3_inspect_core::pool::MAX_THREADS;
     #[pymodule_export]
-    use crate::records::{findings_json, tensor_records_json};
+    use crate::records::{records_json, tensor_rows_json};
     #[pymodule_export]
     use crate::source::_set_fetch_batch_bytes;
     #[pymodule_export]

@@ -15,7 +15,7 @@ import pytest
 from eagle3_inspect import _native
 from eagle3_inspect.commands.fix import fix, output
 from eagle3_inspect.reader import checkpoint
-from eagle3_inspect.reader.writer import WrittenFile
+from eagle3_inspect.writer import WrittenFile
 from tests.commands.fix.helpers import ENGINE, mislabelled
 
 
@@ -86,7 +86,7 @@ def test_a_tensor_read_back_different_is_not_verified(
 
 def test_the_write_reports_statistics_of_what_it_read_back(src: Path, tmp_path: Path) -> None:
     from eagle3_inspect.reader.checkpoint import Checkpoint
-    from eagle3_inspect.reader.writer import write_safetensors
+    from eagle3_inspect.writer import write_safetensors
 
     ckpt = Checkpoint(src)
     name = sorted(ckpt.tensors)[0]

@@ -12,7 +12,7 @@ from eagle3_inspect.findings import Severity
 from eagle3_inspect.layout import detect_layout
 from eagle3_inspect.reader.draft_config import read_draft_config
 from eagle3_inspect.registry import all_rules
-from eagle3_inspect.rules.e3 import check_architecture, check_target, load_target
+from eagle3_inspect.rules.e3 import check_drafter, check_target, load_target
 from eagle3_inspect.synthetic.drafters import (
     Drafter,
     build_drafter,
@@ -44,7 +44,7 @@ CORRECT = {
 
 def _run(drafter: Drafter, tmp_path, config=...):
     infos = infos_of(drafter, tmp_path)
-    return check_architecture(infos, drafter.config if config is ... else config)
+    return check_drafter(infos, drafter.config if config is ... else config)
 
 
 @pytest.mark.parametrize("name", sorted(CORRECT))
@@ -228,9 +228,9 @@ def test_seed_checkpoint_shapes_at_real_scale():
         "num_key_value_heads": 8, "head_dim": 128, "vocab_size": Vt, "draft_vocab_size": Vd,
     }  # fmt: skip
     config["eagle_config"] = {"eagle_aux_hidden_state_layer_ids": [1, 29, 57]}
-    assert [f.code for f in check_architecture(infos, config) if f.severity in LOUD] == []
+    assert [f.code for f in check_drafter(infos, config) if f.severity in LOUD] == []
     infos["fc.weight"] = TensorInfo("fc.weight", "BF16", (H, H), 0, "x.safetensors", 0)
-    bad = [f for f in check_architecture(infos, config) if f.severity in LOUD]
+    bad = [f for f in check_drafter(infos, config) if f.severity in LOUD]
     assert [f.code for f in bad] == ["E3009"] and "21504" in bad[0].message
 
 
@@ -290,7 +290,7 @@ def test_layout_argument_is_used(tmp_path):
     drafter = build_drafter()
     infos = infos_of(drafter, tmp_path)
     layout = detect_layout(infos, drafter.config)
-    assert check_architecture(infos, drafter.config, layout) == check_architecture(
+    assert check_drafter(infos, drafter.config, layout) == check_drafter(
         infos, read_draft_config(drafter.config)
     )
 
@@ -425,7 +425,7 @@ def test_rules_never_raise_on_arbitrary_input(config, tensors):
     from eagle3_inspect.reader.tensorinfo import TensorInfo
 
     infos = {n: TensorInfo(n, d, tuple(s), 0, "f", 0) for n, (d, s) in tensors.items()}
-    findings = check_architecture(infos, config)
+    findings = check_drafter(infos, config)
     assert all(f.code in all_rules() for f in findings)
     cfg = read_draft_config(config)
     target = load_target_stub()

@@ -78,10 +78,23 @@ def _rebuilt_matches_truth(path: Path, entry: dict) -> None:
     assert seen == {n: list(shape) for n, (shape, _dtype) in entry["tensors"].items()}
 
 
+# Errors about computing, not loading: held to the forward / capture truth instead
+# (tests/test_forward_truth.py), since the engine loads those drafters as trained.
+FORWARD_CODES = frozenset({"EN022"})
+
+
 @functools.cache
 def _errors(path: Path, engine: str) -> tuple[str, ...]:
     report = validate(path, engine=engine, stats=False)
-    return tuple(sorted({f.code for f in report.findings if f.severity.value == "error"}))
+    return tuple(
+        sorted(
+            {
+                f.code
+                for f in report.findings
+                if f.severity.value == "error" and f.code not in FORWARD_CODES
+            }
+        )
+    )
 
 
 def _profile_covers(key: str) -> None:

@@ -4,6 +4,7 @@ crafted checkpoint and stays quiet on a correct one. Pure Python: no native call
 from __future__ import annotations
 
 import copy
+import dataclasses
 import itertools
 import sys
 import zipfile
@@ -449,7 +450,8 @@ def test_en010_and_en011_aux_defaults_and_lookalikes():
     v = check_aux_layer_ids(
         one("vllm@0.33.0"), vllm_config(eagle_aux_hidden_state_layer_ids=[1, 15, 28]), 32
     )
-    assert codes(v) == ["EN011"]
+    # top-level ids in an hf-layout config: no producer of the corpus writes them, no run
+    assert codes(v) == ["EN011"] and "a guess" in v[0].message
     s = sglang_config(eagle_config={"eagle_aux_hidden_state_layer_ids": [2, 16, 29]})
     assert codes(check_aux_layer_ids(one("sglang@0.5.23"), s, 32, "LlamaForCausalLM")) == ["EN011"]
     # the DeepSeek family applies +1 only to a first id of 1, so 2 is not a look-alike there
@@ -645,7 +647,7 @@ def test_every_finding_carries_engine_hint_and_catalogue_severity():
 
 def test_catalogue_documents_every_en_code():
     rules = {code: r for code, r in all_rules().items() if code.startswith("EN")}
-    assert sorted(rules) == [f"EN{n:03d}" for n in range(1, 22)]
+    assert sorted(rules) == [f"EN{n:03d}" for n in range(1, 23)]
     for rule in rules.values():
         assert rule.summary and rule.explanation and rule.example and rule.hint
     sources = "".join(
@@ -748,7 +750,12 @@ def test_generator_reads_vllm_registry_and_supports_eagle3(tmp_path, gen):
 
 
 def test_a_version_newer_than_any_read_says_so():
-    newest, future = one("sglang"), one("sglang@99.0")
+    (engine,) = resolve_engines("sglang")
+    # resolve_engines refuses a version newer than every one read (issue 24 item 8); a profile
+    # made by hand for one still gets EN012.
+    newest = engine.family_profile("eagle3")
+    future = dataclasses.replace(engine, version="99.0").family_profile("eagle3")
+    assert newest is not None and future is not None
     assert [f.code for f in check_engine(newest, {}, None) if f.code == "EN012"] == []
     notes = [f for f in check_engine(future, {}, None) if f.code == "EN012"]
     assert len(notes) == 1 and "newer than every sglang version" in notes[0].message
@@ -768,3 +775,31 @@ def test_en005_reads_the_layer_count_wherever_the_target_nests_its_text_model(ne
     assert "62-layer target" in en005.message
     target[nest]["num_hidden_layers"] = 63
     assert "EN005" not in codes(check_all(one("sglang@0.5.23"), midlayer_ckpt(), config, target))
+
+
+LLAMA = "LlamaForCausalLM"
+
+
+def test_en022_and_silence_where_a_forward_run_measured_the_aux_states():
+    # SpecForge / Model-Optimizer ids (eagle_config) on vLLM: fed one layer early (capture run)
+    hf = check_aux_layer_ids(one("vllm@0.33.0"), sglang_config(), 32, "LlamaForCausalLM")
+    assert codes(hf) == ["EN003", "EN022"] and hf[1].severity is Severity.ERROR  # EN003: V2
+    assert "capture_truth.json" in hf[1].message
+    # the same ids on SGLang, which trained them: nothing (0.5.14's capture was run) ...
+    assert check_aux_layer_ids(one("sglang@0.5.14"), sglang_config(), 32, LLAMA) == []
+    # ... and speculators' ids on vLLM, whose capture speculators trains on: nothing, even the
+    # output-of look-alike [1, ...] that EN011 used to flag
+    spec = speculators_config(eagle_aux_hidden_state_layer_ids=[1, 15, 28])
+    assert check_aux_layer_ids(one("vllm@0.33.0"), spec, 32, "LlamaForCausalLM") == []
+    # no ids: the config does not say who trained it, so EN010 stays a guess (see aux.py)
+    bare = sglang_config()
+    del bare["eagle_config"]
+    assert codes(check_aux_layer_ids(one("vllm@0.33.0"), bare, 32, LLAMA)) == ["EN010"]
+    # no run for another target class or an unrun version: the guess stays, and says so
+    other = check_aux_layer_ids(one("vllm@0.33.0"), sglang_config(), 32, "Qwen3ForCausalLM")
+    assert codes(other) == ["EN003", "EN011"] and "a guess" in other[1].message
+    guess = check_aux_layer_ids(one("sglang@0.5.23"), bare, 32, LLAMA)
+    assert codes(guess) == ["EN010"] and "a guess" in guess[0].message
+    # the runs used a Llama target: with the target unknown (no --target) the guess stays too
+    unknown = check_aux_layer_ids(one("vllm@0.33.0"), sglang_config(), 32)
+    assert codes(unknown) == ["EN003", "EN011"] and "a guess" in unknown[1].message

@@ -7,25 +7,23 @@ from __future__ import annotations
 from typing import Any
 
 from eagle3_inspect.cli.render.remote import remote_line
-from eagle3_inspect.reader.view import human_bytes
+from eagle3_inspect.commands.report import CommandReport
+from eagle3_inspect.units import human_bytes
 
 
-def where_read_lines(kind: str, report: Any) -> list[str]:
+def where_read_lines(report: CommandReport) -> list[str]:
     """The cluster lines, then the remote line; none for a local run."""
     remote = remote_line(report)
-    return [*cluster_lines(kind, report), *([remote] if remote else [])]
+    return [*cluster_lines(report), *([remote] if remote else [])]
 
 
-def cluster_lines(kind: str, report: Any) -> list[str]:
+def cluster_lines(report: CommandReport) -> list[str]:
     """`cluster (ADDRESS): n0 read nothing; n1 read 1.84 GiB of 1 file in 5 tasks (0.55 s); ...`,
-    one line per side for diff (`a`, `b`); none for a local run."""
-    if kind == "diff":
-        from eagle3_inspect.commands.on_cluster import cluster_section
-
-        sides = (("a", cluster_section(report.a)), ("b", cluster_section(report.b)))
-        return [f"{side}: {_line(section)}" for side, section in sides if section is not None]
-    section = getattr(report, "cluster", None)
-    return [] if section is None else [_line(section)]
+    one line per side for diff (`a: ...`, `b: ...`); none for a local run."""
+    return [
+        _line(section) if side is None else f"{side}: {_line(section)}"
+        for side, section in report.cluster_sections()
+    ]
 
 
 def _line(section: dict[str, Any]) -> str:

@@ -12,9 +12,18 @@ from eagle3_inspect.findings import Finding, Severity, location
 STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 
 
+class _PipedConsole(Console):
+    """A Console that leaves a closed pipe to `cli/broken_pipe.py`'s one rule (rich's own exits
+    1 whatever was being printed)."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError
+
+
 def stdout_console() -> Console:
     # soft_wrap: text lines are never hard-wrapped (a tensor name in a message stays whole).
-    return Console(highlight=False, soft_wrap=True)
+    return _PipedConsole(highlight=False, soft_wrap=True)
 
 
 def print_table(console: Console, table: Table) -> None:

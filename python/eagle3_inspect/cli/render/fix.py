@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.console import Console
 from rich.markup import escape
 
-from eagle3_inspect.cli.render.fix_records import VERDICT, change_subject, change_text
+from eagle3_inspect.cli.render.fix_records import change_subject, change_text, verdict
 from eagle3_inspect.commands.fix import FixReport
 
 # Renames beyond this many are folded into one line (--format json / jsonl / concise list all).
@@ -13,13 +15,13 @@ FOLD_AFTER = 6
 COLOUR = {"fixed": "green", "planned": "cyan", "nothing-to-do": "green"}
 
 
-def _verdict(status: str) -> str:
-    label, what = VERDICT[status]
-    colour = COLOUR.get(status, "red")
+def _verdict(report: FixReport) -> str:
+    label, what = verdict(report)
+    colour = "red" if report.blocked else COLOUR.get(report.status, "red")
     return f"[{colour}]{label}[/{colour}]: {what}"
 
 
-def _change_line(change: dict) -> str:
+def _change_line(change: dict[str, Any]) -> str:
     kind = change["kind"]
     subject = change.get("key") if kind == "config" else change_subject(change)
     shown = [subject] if subject and subject != kind else []
@@ -68,4 +70,4 @@ def render_fix(report: FixReport, console: Console) -> None:
         )
         for problem in dif["problems"]:
             console.print(f"    {escape(problem)}")
-    console.print("\n" + _verdict(report.status))
+    console.print("\n" + _verdict(report))

@@ -33,13 +33,29 @@ VERDICT = {
 VALUE_ECHO = 200
 
 
+def verdict(report: FixReport) -> tuple[str, str]:
+    """The summary's label and what happened; a blocked report says which findings no
+    conversion can fix and what must change instead (another engine version, or retraining)."""
+    label, what = VERDICT[report.status]
+    if not report.blocked:
+        return label, what
+    codes = ", ".join(sorted({str(f["code"]) for f in report.expected}))
+    instead = report.suggestion or "retrain the drafter for a target this engine can serve"
+    written = "written, but " if report.status == "fixed" else ""
+    return (
+        "NOT SERVABLE",
+        f"{written}{report.engine} still fails on {codes}, which no conversion can fix: {instead}"
+        + ("" if report.status == "fixed" else "; nothing written"),
+    )
+
+
 def change_subject(change: dict[str, Any]) -> str | None:
     """What a change is about: the tensor, `config:KEY`, or None for d2t/t2d re-encodings."""
     kind = change["kind"]
     if kind == "rename":
-        return change["from"]
+        return str(change["from"])
     if kind == "drop":
-        return change["tensor"]
+        return str(change["tensor"])
     if kind == "config":
         return f"config:{change['key']}"
     return kind if kind in ("d2t", "t2d") else None
@@ -59,7 +75,9 @@ def change_text(change: dict[str, Any]) -> str:
     return str(change.get("detail", ""))
 
 
-def _record(path: str, subject: str | None, code: str, severity: str, message: str, data: dict):
+def _record(
+    path: str, subject: str | None, code: str, severity: str, message: str, data: dict[str, Any]
+) -> Record:
     return Record(display_path(path), subject, code, severity, message, None, data)
 
 
@@ -115,7 +133,7 @@ def _counts(report: FixReport) -> str:
 
 
 def fix_summary(report: FixReport) -> str:
-    label, what = VERDICT[report.status]
+    label, what = verdict(report)
     src, dst = display_path(report.source), display_path(report.destination)
     parts = [f"{label}: {src} -> {dst} for {report.engine}"]
     if report.refusal:

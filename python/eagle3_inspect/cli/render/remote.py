@@ -3,12 +3,11 @@ numbers as the JSON `remote` object."""
 
 from __future__ import annotations
 
-from typing import Any
+from eagle3_inspect.commands.report import CommandReport
+from eagle3_inspect.units import human_bytes
 
-from eagle3_inspect.reader.view import human_bytes
 
-
-def remote_line(report: Any) -> str | None:
+def remote_line(report: CommandReport) -> str | None:
     """`remote: fetched 40.12 KiB (41083 bytes) in 12 requests (hf://org/name: ...)`, or None
     when every checkpoint of `report` is local."""
     section = report.remote().get("remote")

@@ -7,7 +7,7 @@ from rich.table import Table
 
 from eagle3_inspect.cli.render.common import findings_table, human_count, print_table
 from eagle3_inspect.commands.scan import ScanReport
-from eagle3_inspect.reader.view import human_bytes
+from eagle3_inspect.units import human_bytes
 
 
 def _fmt(value: float | int | None) -> str:
@@ -34,10 +34,12 @@ def render_scan(report: ScanReport, console: Console) -> None:
     )
     # With statistics the value columns replace bytes and file (the JSON has everything).
     with_stats = report.stats is not None
+    with_hash = with_stats and any(s.hash for s in report.stats.values())  # type: ignore[union-attr]
     columns = ["name", "dtype", "shape"]
     columns += (
         ["min", "max", "mean", "std", "nan", "inf", "zeros"] if with_stats else ["bytes", "file"]
     )
+    columns += ["hash"] if with_hash else []
     for column in columns:
         tensors.add_column(column, no_wrap=True)
     for info in report.tensors:
@@ -47,7 +49,7 @@ def render_scan(report: ScanReport, console: Console) -> None:
         else:
             s = report.stats.get(info.name) if report.stats else None
             if s is None:
-                row += ["-"] * 7
+                row += ["-"] * (8 if with_hash else 7)
             else:
                 d = s.to_dict()
                 row += [
@@ -59,6 +61,7 @@ def render_scan(report: ScanReport, console: Console) -> None:
                     str(d.get("posinf", 0) + d.get("neginf", 0)),
                     str(d.get("zeros", 0)),
                 ]
+                row += [str(d.get("hash") or "-")] if with_hash else []
         tensors.add_row(*row)
     print_table(console, tensors)
     totals = Table(title="Totals by dtype", title_justify="left")

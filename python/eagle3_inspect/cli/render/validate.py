@@ -1,4 +1,4 @@
-"""Human rendering of a validate Report: the layout line, findings grouped by severity with their
+"""Human rendering of a ValidateReport: the layout line, findings grouped by severity with their
 fixes, and a verdict."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from eagle3_inspect.cli.render.common import STYLE
-from eagle3_inspect.commands.validate import Report
+from eagle3_inspect.commands.validate import ValidateReport
 from eagle3_inspect.findings import Finding, Severity, location
 
 TITLES = {Severity.ERROR: "Errors", Severity.WARNING: "Warnings", Severity.INFO: "Info"}
@@ -14,7 +14,7 @@ TITLES = {Severity.ERROR: "Errors", Severity.WARNING: "Warnings", Severity.INFO:
 FOLD_AFTER = 3
 
 
-def _layout_line(report: Report) -> str:
+def _layout_line(report: ValidateReport) -> str:
     lay = report.layout
     dims = ", ".join(
         f"{k}={v}"
@@ -25,7 +25,7 @@ def _layout_line(report: Report) -> str:
     return f"layout: {lay.dialect} dialect, {layers} decoder layer(s), {dims or 'dims unknown'}"
 
 
-def render_validate(report: Report, console: Console) -> None:
+def render_validate(report: ValidateReport, console: Console) -> None:
     console.print(f"[bold]{report.path}[/bold]")
     console.print(f"family: {report.family.title}")
     console.print(_layout_line(report))

@@ -11,9 +11,10 @@ from eagle3_inspect.commands.diff.config import config_diff, key_path_diff
 from eagle3_inspect.commands.diff.match import Matching, match_names, select
 from eagle3_inspect.commands.diff.report import DiffReport, PairResult
 from eagle3_inspect.commands.diff.vocab import compare_vocab
-from eagle3_inspect.commands.on_cluster import PathMap, RayOption, open_any, session_for
+from eagle3_inspect.commands.tensor_filter import require_match
 from eagle3_inspect.reader.checkpoint import Checkpoint
 from eagle3_inspect.reader.compare import content_hashes, diff_pairs
+from eagle3_inspect.reader.opening import PathMap, RayOption, connect, open_checkpoint
 from eagle3_inspect.reader.stats import ProgressCallback
 
 PathOrCheckpoint = str | os.PathLike[str] | Checkpoint
@@ -74,10 +75,12 @@ def diff(
     for what, value in (("rtol", rtol), ("atol", atol)):
         if value is not None and not value >= 0:
             raise ValueError(f"{what} must be >= 0, got {value}")
-    session = session_for(ray, ray_path_map)
-    ca, cb = open_any(a, session, ray_path_map), open_any(b, session, ray_path_map)
+    session = None if ray is None else connect(ray, ray_path_map)
+    ca = open_checkpoint(a, ray=session, ray_path_map=ray_path_map)
+    cb = open_checkpoint(b, ray=session, ray_path_map=ray_path_map)
     names_a = select(_all_names(ca), filter)
     names_b = select(_all_names(cb), filter)
+    require_match(filter, len(names_a) + len(names_b), ca.path, cb.path)
 
     def hashes(side: str, names: list[str]) -> dict[str, str]:
         ckpt = ca if side == "a" else cb

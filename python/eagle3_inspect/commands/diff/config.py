@@ -10,7 +10,7 @@ def _same(a: Any, b: Any) -> bool:
     # JSON true is not 1 and 1 is 1.0: compare booleans by identity, numbers by value.
     if isinstance(a, bool) or isinstance(b, bool):
         return a is b
-    return a == b
+    return bool(a == b)
 
 
 def _join(prefix: str, key: str) -> str:

@@ -8,6 +8,7 @@ import fnmatch
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from eagle3_inspect.layout.names import canonical_name
 from eagle3_inspect.reader.tensorinfo import TensorInfo
@@ -118,7 +119,7 @@ def _by_hash(
     if not cand_a or not cand_b:
         return only_a, only_b
     hash_a, hash_b = hashes("a", cand_a), hashes("b", cand_b)
-    groups: dict[tuple, tuple[list[str], list[str]]] = defaultdict(lambda: ([], []))
+    groups: dict[tuple[Any, ...], tuple[list[str], list[str]]] = defaultdict(lambda: ([], []))
     for name in cand_a:
         groups[(_signature(info_a[name]), hash_a[name])][0].append(name)
     for name in cand_b:

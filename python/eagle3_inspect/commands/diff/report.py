@@ -4,16 +4,18 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from eagle3_inspect.commands.diff.config import is_empty
 from eagle3_inspect.commands.diff.match import Matching
-from eagle3_inspect.commands.on_cluster import cluster_section
+from eagle3_inspect.commands.report import ClusterSections
 from eagle3_inspect.reader.remote import remote_section, traffic_of
 from eagle3_inspect.version import PRODUCER
 
 if TYPE_CHECKING:
+    from eagle3_inspect.findings import Finding
     from eagle3_inspect.reader.checkpoint import Checkpoint
 
 SCHEMA = "eagle3-inspect/diff/1"
@@ -51,7 +53,7 @@ class PairResult:
     dtype: tuple[str, str]
     shape: tuple[tuple[int, ...] | None, tuple[int, ...] | None]
     status: str | None = None
-    metrics: dict[str, Any] | None = None
+    metrics: Mapping[str, Any] | None = None
     note: str | None = None
 
     @property
@@ -137,6 +139,10 @@ class DiffReport:
         return all(p.status in ("equal", "close") for p in self.pairs)
 
     @property
+    def exit_code(self) -> int:
+        return 0 if self.ok else 1
+
+    @property
     def identical(self) -> bool:
         """`ok`, no renames, and every pair bitwise equal (structure-only: same headers)."""
         return self.ok and not self.matching.renamed and not self.changed
@@ -162,13 +168,15 @@ class DiffReport:
 
     def _repr_html_(self) -> str:
         """The notebook view: the HTML report's body (the chart when matplotlib is there)."""
-        from eagle3_inspect.commands.views.diff import diff_view
         from eagle3_inspect.html.page import fragment
         from eagle3_inspect.html.plots import plots_available
+        from eagle3_inspect.html.views.diff import diff_view
 
         return fragment(diff_view(self, plots=plots_available()))
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, *, stream: bool = False) -> dict[str, Any]:
+        """The `--json` document (`stream` changes nothing: a diff has no per-tensor list of
+        every tensor)."""
         doc = {
             "schema": SCHEMA,
             "producer": PRODUCER,
@@ -197,10 +205,14 @@ class DiffReport:
             **self.remote(),
         }
         # With `ray=`: what the cluster's nodes did for each side (a local run has no such key).
-        sides = {"a": cluster_section(self.a), "b": cluster_section(self.b)}
+        sides = {"a": self.a.cluster_summary(), "b": self.b.cluster_summary()}
         if sides["a"] is not None or sides["b"] is not None:
             doc["cluster"] = sides
         return doc
+
+    def cluster_sections(self) -> ClusterSections:
+        sides = (("a", self.a.cluster_summary()), ("b", self.b.cluster_summary()))
+        return [(side, section) for side, section in sides if section is not None]
 
     def remote(self) -> dict[str, Any]:
         """`{"remote": {...}}` with totals and one source per remote side (`side`: "a" / "b"),
@@ -213,7 +225,7 @@ class DiffReport:
             source["side"] = side
         return {"remote": section}
 
-    def file_errors(self) -> dict[str, list]:
+    def file_errors(self) -> dict[str, list[Finding]]:
         """Each side's ST/IX error findings: a pair may differ because a file is damaged."""
         return {
             side: [f for f in ckpt.findings if f.severity.value == "error"]

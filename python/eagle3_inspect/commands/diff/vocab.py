@@ -7,6 +7,7 @@ shapes the diff's `"vocab"` block."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -59,7 +60,7 @@ def _names(ckpt: Checkpoint) -> tuple[str | None, str | None]:
     return _find(ckpt, "d2t"), _find(ckpt, "t2d")
 
 
-def _side(d2t: str | None, t2d: str | None, analysis: dict[str, Any]) -> VocabSide:
+def _side(d2t: str | None, t2d: str | None, analysis: Mapping[str, Any]) -> VocabSide:
     mapping = mapping_from_json(analysis)
     encoding = {"absent": None, "ambiguous": "offsets"}.get(mapping.encoding, mapping.encoding)
     return VocabSide(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from eagle3_inspect.commands.fix.config import Refusal
 from eagle3_inspect.commands.fix.contract import verifier_name
@@ -27,10 +28,13 @@ from eagle3_inspect.reader.checkpoint import Checkpoint
 from eagle3_inspect.reader.remote import is_remote
 from eagle3_inspect.reader.target import load_target
 
+if TYPE_CHECKING:
+    from eagle3_inspect.rules.en.profile import EngineProfile
+
 __all__ = ["SCHEMA", "FixReport", "Plan", "Refusal", "fix"]
 
 
-def _profile(engine: str):
+def _profile(engine: str) -> EngineProfile:
     from eagle3_inspect.rules.en import resolve_engines
 
     profiles = resolve_engines(engine) if engine else []
@@ -130,7 +134,7 @@ def _write_verified(
     report.status = "fixed"
 
 
-def _relocate(verification: dict, staged: str, final: str) -> None:
+def _relocate(verification: dict[str, Any], staged: str, final: str) -> None:
     """Findings from the verification name files in the staging directory, now renamed to DST."""
     for key in ("errors", "expected"):
         for finding in verification["validate"][key]:

@@ -20,10 +20,11 @@ import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from eagle3_inspect.errors import InvalidArgumentError
 from eagle3_inspect.reader.checkpoint import Checkpoint
-from eagle3_inspect.reader.writer import sync_dir
+from eagle3_inspect.writer import sync_dir
 
 TMP_TAG = ".fix-tmp-"
 LOCK_TAG = ".fix-lock"
@@ -111,7 +112,7 @@ def discard(tmp: Path) -> None:
     shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _load_renameat2():
+def _load_renameat2() -> Any:
     try:
         fn = ctypes.CDLL(None, use_errno=True).renameat2
     except (OSError, AttributeError):  # not glibc >= 2.28 / not Linux

@@ -2,12 +2,15 @@
 the shard layout is kept), a fresh index, the rewritten config.json, side files copied byte for
 byte; every file and the directory fsynced. Each shard's tensors are verified as they are written
 (read back and compared with their source bytes, statistics taken from the same read: see
-`reader/writer.py`), which `verify` then uses instead of reading the data again. A failure or an
-interrupt removes the directory (a kill leaves it, and the next run removes it: see
-`destination`)."""
+`reader/writer.py`), which `verify` then uses instead of reading the data again. What fix writes
+gets the modes any new file gets under the user's umask (755 / 644 under umask 022), not the
+temp directory's private 700 / 600: a serving process running as another user must be able to
+load it. A failure or an interrupt removes the directory (a kill leaves it, and the next run
+removes it: see `destination`)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -24,10 +27,31 @@ from eagle3_inspect.commands.fix.plan import Plan
 from eagle3_inspect.commands.fix.side_files import Step, copy_planned, fsync_file, plan_copy
 from eagle3_inspect.reader.checkpoint import Checkpoint
 from eagle3_inspect.reader.untrusted import parse_object, read_regular
-from eagle3_inspect.reader.writer import WrittenFile, owned_tensor, sync_dir, write_safetensors
+from eagle3_inspect.writer import WrittenFile, owned_tensor, sync_dir, write_safetensors
 
 INDEX = "model.safetensors.index.json"
 INDEX_CAP = 64 << 20  # the reader's cap on an index
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it where Linux shows it (`os.umask` can only
+    be read by setting it, which races with other threads creating files)."""
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _as_user_creates(tmp: Path, written: set[str]) -> None:
+    """Gives `tmp` and the files fix wrote in it (names in `written`) the modes a new directory
+    and file get under the umask; copied side files keep their source's mode, as `cp -p` does."""
+    mask = _umask()
+    os.chmod(tmp, 0o777 & ~mask)
+    for name in written:
+        os.chmod(tmp / name, 0o666 & ~mask)
 
 
 def _shards(src: Checkpoint, plan: Plan) -> dict[str, list[tuple[str, str, str]]]:
@@ -78,7 +102,10 @@ def _write_json(path: Path, data: Any) -> None:
 
 def _write_index(src: Checkpoint, tmp: Path, weight_map: dict[str, str]) -> None:
     total = sum(os.path.getsize(tmp / f) for f in set(weight_map.values()))
-    index = {"metadata": {"total_size": total}, "weight_map": dict(sorted(weight_map.items()))}
+    index: dict[str, Any] = {
+        "metadata": {"total_size": total},
+        "weight_map": dict(sorted(weight_map.items())),
+    }
     if src.index_path:
         try:
             old = parse_object(read_regular(src.index_path, INDEX_CAP), src.index_path, INDEX_CAP)
@@ -119,15 +146,19 @@ def stage(
     tmp = Path(tempfile.mkdtemp(prefix=f".{dst.name}{TMP_TAG}", dir=dst.parent))
     try:
         weight_map, written = _write_shards(src, plan, tmp, threads)
+        mine = set(weight_map.values())
         if src.index_path or len(set(weight_map.values())) > 1:
             _write_index(src, tmp, weight_map)
+            mine.add(INDEX)
         if plan.config is not None:
+            mine.add("config.json")
             if any(plan.config_changes.values()) or not src.config_path:
                 _write_json(tmp / "config.json", plan.config)
             else:
                 shutil.copy2(src.config_path, tmp / "config.json")
                 fsync_file(tmp / "config.json")
         side = _copy_side_files(src, tmp, set(weight_map.values()))
+        _as_user_creates(tmp, mine)
         sync_dir(tmp)
     except BaseException:
         discard(tmp)

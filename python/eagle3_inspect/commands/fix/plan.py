@@ -9,6 +9,7 @@ the one with the fewest errors, then warnings, then changes wins.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -200,7 +201,7 @@ def _candidates(
     d2t_len: int | None,
     verifier: Verifier,
     refused: list[Refusal],
-):
+) -> Iterator[tuple[dict[str, Any] | None, tuple[list[str], Refusal | None], dict[str, str], int]]:
     """(config, (contract notes, contract refusal), names, style rank) per key dialect x config
     style; a style whose config cannot be written without guessing is skipped, its refusal
     kept in `refused`."""
@@ -227,7 +228,9 @@ def _candidates(
                 yield config, (notes, refusal), names, style_rank
 
 
-def _infos(ckpt: Checkpoint, names: dict[str, str], extra: dict[str, TensorInfo]):
+def _infos(
+    ckpt: Checkpoint, names: dict[str, str], extra: dict[str, TensorInfo]
+) -> dict[str, TensorInfo]:
     out = {new: replace(ckpt.tensors[old], name=new) for old, new in names.items()}
     return out | extra
 
@@ -317,7 +320,9 @@ def make_plan(
     return plan
 
 
-def _suggest(profile: FamilyProfile, target: TargetInfo | None, expected: list[Finding]):
+def _suggest(
+    profile: FamilyProfile, target: TargetInfo | None, expected: list[Finding]
+) -> str | None:
     if not expected or target is None or not target.architectures:
         return None
     since = first_capturing_version(profile, target.architectures[0])

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from eagle3_inspect.errors import InvalidCheckpointError
 from eagle3_inspect.reader.untrusted import resolves_inside
-from eagle3_inspect.reader.writer import sync_dir
+from eagle3_inspect.writer import sync_dir
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from eagle3_inspect.commands.validate import validate
 from eagle3_inspect.findings import Severity
 from eagle3_inspect.reader.checkpoint import Checkpoint
 from eagle3_inspect.reader.stats import TensorStats
-from eagle3_inspect.reader.writer import WrittenFile, WrittenTensor
+from eagle3_inspect.writer import WrittenFile, WrittenTensor
 
 # Value findings (NUM) are about the weights' data, which fix copies bit-exactly (the diff below
 # checks it): one on DST was on SRC already, and no conversion changes it (e.g. DFlash2's

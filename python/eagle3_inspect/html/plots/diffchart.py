@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 from eagle3_inspect.html.markup import Markup
 from eagle3_inspect.html.plots.svg import figure, label, to_svg
@@ -71,7 +72,7 @@ def _group_boundaries(rows: list[ChartRow], ys: list[int]) -> list[float]:
     return [ys[i] + 0.5 for i in range(1, len(rows)) if rows[i].group != rows[i - 1].group]
 
 
-def _patch(colour: str):
+def _patch(colour: str) -> Any:
     from matplotlib.patches import Patch
 
     return Patch(color=colour)

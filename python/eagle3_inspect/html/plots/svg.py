@@ -7,7 +7,7 @@ import importlib.util
 import io
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from eagle3_inspect.errors import MissingDependencyError
 from eagle3_inspect.html.markup import Markup, tag
@@ -16,7 +16,8 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 EXTRA = "pip install 'eagle3-inspect[html]'"
-RC = {
+# matplotlib's own parameter names (its stubs type them as Literals: read as Any here).
+RC: dict[Any, Any] = {
     # Text stays text (selectable, small); matplotlib escapes it for XML.
     "svg.fonttype": "none",
     # Stable element ids: the same report gives the same bytes.

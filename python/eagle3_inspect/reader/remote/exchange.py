@@ -107,6 +107,7 @@ def exchange(conn: http.client.HTTPConnection, ask: Ask, traffic: Traffic, limit
             # whole: a header block ended by the cut) is not the server's answer.
             conn.close()
             raise Retryable(ask.url, _expired(watch, limits))
+        assert reply is not None  # None only when the watchdog cut the exchange (raised above)
         return reply
 
 

@@ -163,7 +163,8 @@ class Transport:
             headers["Range"] = f"bytes={span[0]}-{span[0] + span[1] - 1}"
         target = parts.path + (f"?{parts.query}" if parts.query else "")
         ask = Ask(url, target, headers, span, max_bytes, clipped)
-        key = (parts.scheme, parts.hostname, parts.port)
+        # `_split` refused a URL without a host.
+        key = (parts.scheme, parts.hostname or "", parts.port)
         conn = self.pool.acquire(key)
         finished = False  # the reply was read to its end, or the connection closed
         try:

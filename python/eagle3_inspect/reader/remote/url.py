@@ -29,8 +29,8 @@ def url_listing(location: UrlLocation, traffic: Traffic) -> SourceListing:
             raise RemoteSourceError(location.url, "HTTP 404 not found", 404)
         return SourceListing(location.given, location.base, [], None, config)
     if not location.is_index:
-        files = [_probe(transport, location.name, location.url)]
-        return SourceListing(location.given, location.base, files, None, config)
+        single = [_probe(transport, location.name, location.url)]
+        return SourceListing(location.given, location.base, single, None, config)
     reply = transport.get(location.url, max_bytes=MAX_TEXT_BYTES)
     text = reply.body.decode("utf-8", errors="replace")
     names = _shard_names(text)

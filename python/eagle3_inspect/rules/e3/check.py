@@ -1,4 +1,4 @@
-"""`check_architecture`: runs every E30xx drafter-only rule (tensors.py, shapes.py, layers.py,
+"""`check_drafter`: runs every E30xx drafter-only rule (tensors.py, shapes.py, layers.py,
 config.py) over one drafter's tensors and config."""
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ CONFIG_RULES = (
 )
 
 
-def check_architecture(
+def check_drafter(
     tensors: Mapping[str, TensorInfo],
     config: dict[str, Any] | DraftConfig | None,
     layout: Layout | None = None,

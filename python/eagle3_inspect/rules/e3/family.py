@@ -7,7 +7,7 @@ from eagle3_inspect.findings import Finding
 from eagle3_inspect.layout import Layout
 from eagle3_inspect.reader.draft_config import DraftConfig
 from eagle3_inspect.reader.target import TargetInfo
-from eagle3_inspect.rules.e3.check import check_architecture
+from eagle3_inspect.rules.e3.check import check_drafter
 from eagle3_inspect.rules.e3.config import EAGLE3_ARCHITECTURES, MLA_ARCHITECTURES
 from eagle3_inspect.rules.e3.target import check_target
 from eagle3_inspect.rules.family.model import Family
@@ -59,7 +59,7 @@ def eagle3_features(facts: Facts) -> tuple[str, ...]:
 def check_eagle3(
     tensors: Tensors, cfg: DraftConfig, layout: Layout, family: Family
 ) -> list[Finding]:
-    return check_architecture(tensors, cfg, layout)
+    return check_drafter(tensors, cfg, layout)
 
 
 def check_eagle3_target(

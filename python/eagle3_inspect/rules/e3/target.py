@@ -10,7 +10,9 @@ from eagle3_inspect.reader.target import TargetInfo
 from eagle3_inspect.registry import finding
 
 
-def _finding(code: str, message: str, severity: Severity | None = None, **where: str | None):
+def _finding(
+    code: str, message: str, severity: Severity | None = None, **where: str | None
+) -> Finding:
     return finding(code, message, severity=severity, **where)
 
 

@@ -17,6 +17,7 @@ from eagle3_inspect.findings import Finding
 from eagle3_inspect.reader.draft_config import AUX_ID_LOCATIONS
 from eagle3_inspect.rules.en.conditions import first_present
 from eagle3_inspect.rules.en.emit import finding
+from eagle3_inspect.rules.en.forward_runs import AuxRun, aux_run
 from eagle3_inspect.rules.en.profile import FamilyProfile
 
 KNOWN_LOCATIONS = AUX_ID_LOCATIONS
@@ -43,13 +44,31 @@ def _ids(value: Any) -> list[int] | None:
     return None
 
 
+GUESS = " (a guess: no forward run covers {label} for this config format and target)"
+
+
+def _measured(profile: FamilyProfile, run: AuxRun, key: str | None, what: str) -> list[Finding]:
+    """Nothing when the run showed the engine feeds the trained aux states, else EN022."""
+    if run.verdict == "as-trained":
+        return []
+    return [
+        finding(
+            profile,
+            "EN022",
+            f"{profile.label} feeds every aux state one layer away from the one this format's "
+            f"producers trained on ({what}): {run.evidence(profile.label)}",
+            config_key=key,
+        )
+    ]
+
+
 def _location_findings(
-    profile: FamilyProfile, config: Mapping[str, Any]
+    profile: FamilyProfile, config: Mapping[str, Any], target_architecture: str | None
 ) -> tuple[list[Finding], tuple[str, list[int]] | None]:
     findings: list[Finding] = []
-    found = first_present(config, profile.aux_layer_ids)
-    found_ids = _ids(found[1]) if found else None
-    read = (found[0], found_ids) if found and found_ids else None
+    present = first_present(config, profile.aux_layer_ids)
+    ids = _ids(present[1]) if present else None
+    read = (present[0], ids) if present and ids else None
     every_reader = set(profile.aux_layer_ids)
     for runner in profile.aux_layer_runners:
         every_reader |= set(runner.read)
@@ -78,13 +97,18 @@ def _location_findings(
                 )
             )
     if read is None:
+        key = profile.aux_layer_ids[0] if profile.aux_layer_ids else None
+        # The runs show both engines' defaults are the layers SpecForge trains on by default,
+        # but a config without ids does not say who trained it (fix's converted speculators
+        # configs look the same), so EN010 stays: a warning that says it is a guess.
         findings.append(
             finding(
                 profile,
                 "EN010",
                 f"{profile.label} finds no aux layer ids it reads and falls back to "
-                f"{profile.aux_default or 'its default layers'} (vLLM PR #50170: acceptance 1.2%)",
-                config_key=profile.aux_layer_ids[0] if profile.aux_layer_ids else None,
+                f"{profile.aux_default or 'its default layers'} (vLLM PR #50170: acceptance 1.2%)"
+                + GUESS.format(label=profile.label),
+                config_key=key,
             )
         )
     return findings, read
@@ -107,7 +131,8 @@ def _convention_hint(
             profile,
             "EN011",
             f"{key}={ids} starts like the {camp} convention, but {profile.label} treats ids as "
-            f"{convention}: if the drafter was trained the other way every aux state is {effect}",
+            f"{convention}: if the drafter was trained the other way every aux state is {effect}"
+            + GUESS.format(label=profile.label),
             config_key=key,
         )
     ]
@@ -132,12 +157,16 @@ def check_aux_layer_ids(
                 f"(default {profile.aux_default})",
             )
         ]
-    findings, read = _location_findings(profile, config)
+    findings, read = _location_findings(profile, config, target_architecture)
     if read is None:
         return findings
     key, ids = read
     convention = convention_for(profile, target_architecture)
-    findings += _convention_hint(profile, key, ids, convention)
+    run = aux_run(profile.label, config, key, target_architecture)
+    if run is not None:
+        findings += _measured(profile, run, key, f"{key}={ids}")
+    else:
+        findings += _convention_hint(profile, key, ids, convention)
     if target_num_layers is None:
         return findings
     indices = capture_indices(ids, convention)

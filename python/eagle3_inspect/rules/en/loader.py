@@ -103,24 +103,62 @@ def _capture_for(profile: EngineProfile, version: Version | None) -> CaptureEntr
     return best
 
 
+def known_versions(name: str) -> list[str]:
+    """The versions of engine `name` whose code was read (the capture scan's, else each
+    profile's own), oldest first: what a partial version picks from and a full one must not
+    pass."""
+    candidates = [p for p in load_profiles() if p.engine == name]
+    found = {e.version for p in candidates for e in p.capture_history}
+    found |= {p.version for p in candidates if try_parse_version(p.version) is not None}
+    return sorted(found, key=parse_version)
+
+
+def _complete(name: str, spec: str, version_text: str) -> str:
+    """`version_text` as a known version: a partial one (`0.5`, `0`) is the newest known with
+    that prefix; a full one newer than every known version is an error (not a guess)."""
+    try:
+        asked = parse_version(version_text)
+    except ValueError as exc:
+        raise InvalidArgumentError(f"bad engine version in {spec!r}: {exc}") from exc
+    known = known_versions(name)
+    if not known:
+        return version_text
+    parts = version_text.strip().split(".")
+    if len(parts) < 3 and all(p.isdigit() for p in parts):
+        prefix = tuple(int(p) for p in parts)
+        matching = [v for v in known if parse_version(v)[: len(prefix)] == prefix]
+        if matching:
+            return matching[-1]
+    elif asked <= parse_version(known[-1]):
+        return version_text
+    raise InvalidArgumentError(
+        f"{name} {version_text.strip()} is not a version eagle3-inspect knows (newest read: "
+        f"{known[-1]}); known {name} versions: {', '.join(known)}"
+    )
+
+
 def _resolve_one(spec: str) -> EngineProfile:
+    """One `NAME[@VERSION]`. A bare NAME is its newest known version; a partial VERSION
+    (`sglang@0.5`) the newest known with that prefix; an unknown name gets a "did you mean"."""
     name, at, version_text = spec.strip().partition("@")
     name = name.strip().lower()
     if at and not version_text.strip():
         raise InvalidArgumentError(f"engine spec {spec.strip()!r} has '@' but no version")
     candidates = [p for p in load_profiles() if p.engine == name]
     if not candidates:
+        import difflib
+
+        close = difflib.get_close_matches(name, [*engines(), "all"], n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
         raise InvalidArgumentError(
-            f"unknown engine {name!r}; known engines: {', '.join(engines())}, all"
+            f"unknown engine {name!r}; {hint}known engines: {', '.join(engines())}, all"
         )
     if not version_text:
         newest = candidates[-1]
         version = try_parse_version(newest.version)
         return dataclasses.replace(newest, capture=_capture_for(newest, version))
-    try:
-        version = parse_version(version_text)
-    except ValueError as exc:
-        raise InvalidArgumentError(f"bad engine version in {spec!r}: {exc}") from exc
+    version_text = _complete(name, spec, version_text)
+    version = parse_version(version_text)
     for profile in candidates:
         if in_range(version, profile.min_version, profile.max_version):
             return dataclasses.replace(
@@ -135,9 +173,10 @@ def _resolve_one(spec: str) -> EngineProfile:
 def resolve_engines(spec: str) -> list[EngineProfile]:
     """Profiles for `"sglang"`, `"sglang@0.5.9"`, `"sglang,vllm@0.33.0"` or `"all"`.
 
-    No version means the newest profile; an empty spec, `NAME@` with no version, unknown engines
-    or uncovered versions raise InvalidArgumentError (a ValueError)
-    with the list of what exists.
+    No version means the newest profile (its newest known version), a partial version such as
+    `0.5` the newest known version with that prefix; an empty spec, `NAME@` with no version,
+    unknown engines, versions newer than every known one or uncovered versions raise
+    InvalidArgumentError (a ValueError) with the list of what exists.
     """
     parts = [part for part in spec.split(",") if part.strip()]
     if not parts:

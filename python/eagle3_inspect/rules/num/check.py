@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from itertools import repeat
+from typing import Any
 
 from eagle3_inspect.findings import Finding, Severity, build_finding
 from eagle3_inspect.reader.dtypes import FLOAT_DTYPES
@@ -63,8 +64,8 @@ def _looks_initialised(
 
 
 # The statistics the NUM rules read, in `_check_one`'s argument order.
-_READ = ("numel", "nan", "posinf", "neginf", "zeros", "finite", "min", "max", "mean", "std")
-_READ += ("abs_max",)
+_READ: tuple[str, ...] = ("numel", "nan", "posinf", "neginf", "zeros", "finite", "min", "max")
+_READ += ("mean", "std", "abs_max")
 
 
 def check_numbers(
@@ -73,6 +74,7 @@ def check_numbers(
     """NUM findings for every float tensor that has statistics."""
     found = stats_columns(stats)
     infos = None if found is None else _infos(tensors, found[0])
+    rows: Iterable[tuple[Any, ...]]
     if found is not None and infos is not None:
         # The pass's columns, read row by row: no TensorStats built (a million-tensor header).
         names, columns = found

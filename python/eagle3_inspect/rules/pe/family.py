@@ -7,7 +7,7 @@ from eagle3_inspect.findings import Finding
 from eagle3_inspect.layout import Layout
 from eagle3_inspect.reader.draft_config import DraftConfig
 from eagle3_inspect.reader.target import TargetInfo
-from eagle3_inspect.rules.e3.check import check_architecture
+from eagle3_inspect.rules.e3.check import check_drafter
 from eagle3_inspect.rules.e3.family import eagle3_features, eagle3_variant
 from eagle3_inspect.rules.e3.target import check_target
 from eagle3_inspect.rules.family.model import Family
@@ -25,7 +25,7 @@ def peagle_markers(facts: Facts) -> list[str]:
 
 
 def _check(tensors: Tensors, cfg: DraftConfig, layout: Layout, family: Family) -> list[Finding]:
-    return check_architecture(tensors, cfg, layout) + check_peagle(tensors, cfg, layout)
+    return check_drafter(tensors, cfg, layout) + check_peagle(tensors, cfg, layout)
 
 
 def _check_target(

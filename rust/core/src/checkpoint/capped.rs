@@ -3,7 +3,7 @@
 //! folded into one last finding, so a million bad entries cost a counter each, not a finding
 //! each (nor a line each in every report).
 
-use crate::finding::Finding;
+use crate::{Code, Finding};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -14,7 +14,7 @@ pub const LISTED_PER_FILE: usize = 1_000;
 pub(super) struct Capped<'a, 'p> {
     out: &'a mut Vec<Finding>,
     /// (code, file) -> (how many were offered, where the first listed one is in `out`).
-    groups: HashMap<(&'static str, &'p Path), (usize, usize)>,
+    groups: HashMap<(Code, &'p Path), (usize, usize)>,
 }
 
 impl<'a, 'p> Capped<'a, 'p> {
@@ -27,12 +27,7 @@ impl<'a, 'p> Capped<'a, 'p> {
 
     /// Adds the finding `make` builds (a `code` finding about `file`), unless that code has
     /// already been listed [`LISTED_PER_FILE`] times for that file: then it is only counted.
-    pub(super) fn push(
-        &mut self,
-        code: &'static str,
-        file: &'p Path,
-        make: impl FnOnce() -> Finding,
-    ) {
+    pub(super) fn push(&mut self, code: Code, file: &'p Path, make: impl FnOnce() -> Finding) {
         let at = self.out.len();
         let (offered, _) = self.groups.entry((code, file)).or_insert((0, at));
         *offered += 1;
@@ -56,7 +51,6 @@ impl<'a, 'p> Capped<'a, 'p> {
             let like = &self.out[first];
             let mut fold = Finding::new(
                 like.code,
-                like.severity,
                 format!(
                     "{more} more {} findings like the ones above for this file are not listed \
                      (the first {LISTED_PER_FILE} are)",
@@ -82,20 +76,18 @@ mod tests {
         {
             let mut capped = Capped::new(&mut out);
             for i in 0..LISTED_PER_FILE + 5 {
-                capped.push("IX002", a, || {
+                capped.push(Code::IX002, a, || {
                     built += 1;
-                    Finding::new("IX002", Severity::Error, format!("entry {i}")).file(a)
+                    Finding::new(Code::IX002, format!("entry {i}")).file(a)
                 });
             }
-            capped.push("IX002", b, || {
-                Finding::new("IX002", Severity::Error, "b").file(b)
-            });
+            capped.push(Code::IX002, b, || Finding::new(Code::IX002, "b").file(b));
             capped.finish();
         }
         assert_eq!(built, LISTED_PER_FILE);
         assert_eq!(out.len(), LISTED_PER_FILE + 2);
         let fold = out.last().unwrap();
-        assert_eq!((fold.code, fold.severity), ("IX002", Severity::Error));
+        assert_eq!((fold.code, fold.severity()), (Code::IX002, Severity::Error));
         assert_eq!(fold.file.as_deref(), Some(a));
         assert!(
             fold.message.starts_with("5 more IX002 findings"),

@@ -2,8 +2,8 @@
 //! after a data pass; the caller discards those tensors' results.
 
 use super::Checkpoint;
-use crate::finding::{Finding, Severity};
 use crate::shard::Shard;
+use crate::{Code, Finding};
 use std::collections::HashMap;
 
 impl Checkpoint {
@@ -42,10 +42,7 @@ impl Checkpoint {
             if from < stop {
                 let offset = from.max(start);
                 out.push(
-                    Finding::new(
-                        "IX011",
-                        Severity::Error,
-                        format!(
+                    Finding::new(Code::IX011, format!(
                             "the file shrank while it was being read: from byte offset {offset} \
                              this tensor's data is gone (now at most {from} bytes of the {} opened); \
                              its results are discarded",

@@ -5,7 +5,7 @@
 //! Hugging Face cache snapshot its `models--org--name` repository. Anything else is an IX010
 //! finding and is never opened (so no byte of a file outside a checkpoint is ever echoed).
 
-use crate::finding::{Finding, Severity};
+use crate::{Code, Finding};
 use std::path::{Component, Path, PathBuf};
 
 /// True when `name` (a relative path read from a file) names something below its base directory
@@ -49,8 +49,7 @@ pub fn boundary_of(root: &Path) -> PathBuf {
 /// The IX010 finding for `what` (how the file names the path) read from `source`.
 pub fn escape_finding(source: &Path, what: &str, target: &str) -> Finding {
     Finding::new(
-        "IX010",
-        Severity::Error,
+        Code::IX010,
         format!("{what} {target:?} leads outside the checkpoint; it was not opened"),
     )
     .file(source.to_path_buf())

@@ -5,8 +5,8 @@
 use super::capped::Capped;
 pub use super::index_parse::{parse_index, read_index};
 use super::plan::Plan;
-use crate::finding::{Finding, Severity};
 use crate::shard::Shard;
+use crate::{Code, Finding};
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -84,10 +84,9 @@ pub(super) fn reconcile(index: &Index, shards: &[Shard], plan: &Plan, out: &mut 
         let mut capped = Capped::new(out);
         for name in &plan.missing {
             let count = per_shard[name.as_str()];
-            capped.push("IX001", &index.path, || {
+            capped.push(Code::IX001, &index.path, || {
                 Finding::new(
-                    "IX001",
-                    Severity::Error,
+                    Code::IX001,
                     format!("shard {name:?} named by the index ({count} tensors) does not exist"),
                 )
                 .file(index.path.clone())
@@ -126,13 +125,13 @@ pub(super) fn reconcile(index: &Index, shards: &[Shard], plan: &Plan, out: &mut 
                 .into_iter()
                 .map(|s| names[s].as_str())
                 .collect();
-            capped.push("IX002", &index.path, || {
+            capped.push(Code::IX002, &index.path, || {
                 let elsewhere = if found_in.is_empty() {
                     String::new()
                 } else {
                     format!(" (it is in {})", found_in.join(", "))
                 };
-                Finding::new("IX002", Severity::Error, format!("weight_map puts {name:?} in {file:?} but that shard has no such tensor{elsewhere}"))
+                Finding::new(Code::IX002, format!("weight_map puts {name:?} in {file:?} but that shard has no such tensor{elsewhere}"))
                     .file(index.path.clone())
                     .tensor(name)
             });
@@ -153,19 +152,18 @@ pub(super) fn reconcile(index: &Index, shards: &[Shard], plan: &Plan, out: &mut 
         let all = holders.all(name);
         if unindexed {
             let path = &shards[all[0]].path;
-            capped.push("IX003", path, || {
-                Finding::new("IX003", Severity::Error, format!("tensor {name:?} is in the shard but not in the index's weight_map; index-based loaders never load it"))
+            capped.push(Code::IX003, path, || {
+                Finding::new(Code::IX003, format!("tensor {name:?} is in the shard but not in the index's weight_map; index-based loaders never load it"))
                     .file(path.clone())
                     .tensor(name)
             });
             continue;
         }
         let path = &shards[all[1]].path;
-        capped.push("IX004", path, || {
+        capped.push(Code::IX004, path, || {
             let files: Vec<&str> = all.iter().map(|&s| names[s].as_str()).collect();
             Finding::new(
-                "IX004",
-                Severity::Error,
+                Code::IX004,
                 format!(
                     "tensor {name:?} is stored in {} shards: {}",
                     files.len(),
@@ -179,7 +177,7 @@ pub(super) fn reconcile(index: &Index, shards: &[Shard], plan: &Plan, out: &mut 
     capped.finish();
     for path in &plan.stray {
         out.push(
-            Finding::new("IX005", Severity::Warning, format!("{} is in the checkpoint directory but the index never names it (stray or duplicate shard?)", file_name(path)))
+            Finding::new(Code::IX005, format!("{} is in the checkpoint directory but the index never names it (stray or duplicate shard?)", file_name(path)))
                 .file(path.clone()),
         );
     }
@@ -201,10 +199,7 @@ fn check_total_size(index: &Index, shards: &[Shard], out: &mut Vec<Finding>) {
         .fold(0u64, u64::saturating_add);
     if total != tensor_bytes && total != file_bytes {
         out.push(
-            Finding::new(
-                "IX006",
-                Severity::Warning,
-                format!("metadata.total_size is {total}, matching neither the tensor bytes ({tensor_bytes}) nor the shard file sizes ({file_bytes})"),
+            Finding::new(Code::IX006, format!("metadata.total_size is {total}, matching neither the tensor bytes ({tensor_bytes}) nor the shard file sizes ({file_bytes})"),
             )
             .file(index.path.clone()),
         );

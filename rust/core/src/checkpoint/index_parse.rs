@@ -6,8 +6,8 @@
 
 use super::capped::Capped;
 use super::index::Index;
-use crate::finding::{Finding, Severity};
 use crate::json_depth::{nesting_depth, MAX_JSON_DEPTH};
+use crate::{Code, Finding};
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::collections::{BTreeMap, HashSet};
 use std::fmt;
@@ -31,7 +31,7 @@ pub fn read_index(path: &Path, findings: &mut Vec<Finding>) -> Option<Index> {
         Ok(text) => parse_index(path, &text, findings),
         Err(err) => {
             let why = format!("cannot read the sharding index: {err}");
-            findings.push(Finding::new("IX007", Severity::Error, why).file(path));
+            findings.push(Finding::new(Code::IX007, why).file(path));
             None
         }
     }
@@ -40,7 +40,7 @@ pub fn read_index(path: &Path, findings: &mut Vec<Finding>) -> Option<Index> {
 /// Parses the text of the index file `path`; problems are IX007 findings and give `None`.
 pub fn parse_index(path: &Path, text: &str, findings: &mut Vec<Finding>) -> Option<Index> {
     let fail = |findings: &mut Vec<Finding>, why: String| {
-        findings.push(Finding::new("IX007", Severity::Error, why).file(path));
+        findings.push(Finding::new(Code::IX007, why).file(path));
         None
     };
     if nesting_depth(text.as_bytes()) > MAX_JSON_DEPTH {
@@ -76,10 +76,9 @@ pub fn parse_index(path: &Path, text: &str, findings: &mut Vec<Finding>) -> Opti
     for (name, entry) in kept {
         match entry {
             Ok(file) => weight_map.push((name, file)),
-            Err(what) => capped.push("IX007", path, || {
+            Err(what) => capped.push(Code::IX007, path, || {
                 Finding::new(
-                    "IX007",
-                    Severity::Error,
+                    Code::IX007,
                     format!("weight_map[{name:?}] is {what}, not a file name"),
                 )
                 .file(path)

@@ -5,9 +5,9 @@
 use super::index::{self, Index};
 use super::{too_many_shards, FileSet, MAX_SHARDS};
 use crate::error::Result;
-use crate::finding::{Finding, Severity};
 use crate::regular::{CONFIG_CAP, INDEX_CAP};
 use crate::source::RangeSource;
+use crate::{Code, Finding};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -75,7 +75,7 @@ pub(super) fn index(path: &Path, text: &str, findings: &mut Vec<Finding>) -> Opt
             "cannot read the sharding index: {}: is larger than the {INDEX_CAP}-byte limit for this kind of file; refusing to read it",
             path.display()
         );
-        findings.push(Finding::new("IX007", Severity::Error, why).file(path));
+        findings.push(Finding::new(Code::IX007, why).file(path));
         return None;
     }
     index::parse_index(path, text, findings)
@@ -90,10 +90,7 @@ pub(super) fn config(
     let (path, text) = (file_set.config.as_ref()?, text?);
     if text.len() as u64 > CONFIG_CAP {
         findings.push(
-            Finding::new(
-                "IX009",
-                Severity::Error,
-                format!(
+            Finding::new(Code::IX009, format!(
                     "config.json cannot be read: {}: is larger than the {CONFIG_CAP}-byte limit for this kind of file; refusing to read it",
                     path.display()
                 ),
@@ -170,7 +167,10 @@ mod tests {
             assert_eq!(r, m);
         }
         let codes: Vec<_> = mapped.findings.iter().map(|f| f.code).collect();
-        assert!(codes.contains(&"IX001"), "the missing shard: {codes:?}");
+        assert!(
+            codes.contains(&crate::Code::IX001),
+            "the missing shard: {codes:?}"
+        );
     }
 
     #[test]

@@ -34,10 +34,10 @@ pub(crate) fn too_many_shards(path: &Path, what: &str, count: usize) -> Error {
 }
 
 use crate::error::{Error, Result};
-use crate::finding::{Finding, Severity};
 use crate::header::TensorEntry;
 use crate::progress::{NoProgress, Progress};
 use crate::shard::Shard;
+use crate::{Code, Finding};
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::collections::btree_map::Entry;
@@ -214,12 +214,8 @@ fn assemble(
             Ok(shard) => shards.push(shard),
             // A dangling HF-cache symlink or an unreadable shard is a finding, not a crash.
             Err(err) => findings.push(
-                Finding::new(
-                    "IX001",
-                    Severity::Error,
-                    format!("shard cannot be opened: {err}"),
-                )
-                .file(path.clone()),
+                Finding::new(Code::IX001, format!("shard cannot be opened: {err}"))
+                    .file(path.clone()),
             ),
         }
     }
@@ -245,7 +241,7 @@ fn assemble(
         index::reconcile(index, &shards, &plan, &mut findings);
     } else if shards.len() > 1 {
         findings.push(
-            Finding::new("IX008", Severity::Warning, format!("{} .safetensors files and no model.safetensors.index.json: loaders may pick one file or all", shards.len()))
+            Finding::new(Code::IX008, format!("{} .safetensors files and no model.safetensors.index.json: loaders may pick one file or all", shards.len()))
                 .file(file_set.root.clone()),
         );
     }
@@ -300,12 +296,8 @@ fn read_config(file_set: &FileSet, findings: &mut Vec<Finding>) -> Option<String
         Ok(text) => Some(text),
         Err(err) => {
             findings.push(
-                Finding::new(
-                    "IX009",
-                    Severity::Error,
-                    format!("config.json cannot be read: {err}"),
-                )
-                .file(path.clone()),
+                Finding::new(Code::IX009, format!("config.json cannot be read: {err}"))
+                    .file(path.clone()),
             );
             None
         }

@@ -6,7 +6,7 @@ use super::contain::{escape_finding, is_plain_relative};
 use super::index::{self, Index};
 use super::{too_many_shards, FileSet, MAX_SHARDS};
 use crate::error::Result;
-use crate::finding::Finding;
+use crate::{Code, Finding};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -57,7 +57,7 @@ pub(super) fn plan_files(
         let path = base.join(name);
         let inside = is_plain_relative(name) && file_set.admits(&path);
         if !inside {
-            escapes.push("IX010", &index.path, || {
+            escapes.push(Code::IX010, &index.path, || {
                 escape_finding(&index.path, "weight_map names the shard", name)
             });
             plan.escaped.insert(name.to_owned());

@@ -2,6 +2,7 @@
 //! indexes.
 
 use super::Checkpoint;
+use crate::Code;
 use std::fs;
 use std::path::Path;
 
@@ -15,15 +16,15 @@ fn write_shard(path: &Path, name: &str) {
 }
 
 fn codes(ckpt: &Checkpoint) -> Vec<&'static str> {
-    ckpt.findings.iter().map(|f| f.code).collect()
+    ckpt.findings.iter().map(|f| f.code.as_str()).collect()
 }
 
 fn error_codes(ckpt: &Checkpoint) -> Vec<&'static str> {
     let errors = ckpt
         .findings
         .iter()
-        .filter(|f| f.severity == crate::Severity::Error);
-    errors.map(|f| f.code).collect()
+        .filter(|f| f.severity() == crate::Severity::Error);
+    errors.map(|f| f.code.as_str()).collect()
 }
 
 #[test]
@@ -236,8 +237,8 @@ fn stored_twice_and_unindexed_tensors_come_in_name_order() {
     let found: Vec<_> = ckpt
         .findings
         .iter()
-        .filter(|f| matches!(f.code, "IX002" | "IX003" | "IX004"))
-        .map(|f| (f.code, f.tensor.clone().unwrap_or_default()))
+        .filter(|f| matches!(f.code, Code::IX002 | Code::IX003 | Code::IX004))
+        .map(|f| (f.code.as_str(), f.tensor.clone().unwrap_or_default()))
         .collect();
     let expected = [
         ("IX002", "c"),

@@ -2,8 +2,8 @@
 
 use super::json::{file_offset_of, RawEntries};
 use super::{Header, TensorEntry};
-use crate::finding::{Finding, Severity};
 use crate::Dtype;
+use crate::{Code, Finding};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -82,14 +82,10 @@ fn plain_entry(
     let dtype = Dtype::parse(plain.dtype);
     if dtype.is_none() {
         findings.push(
-            Finding::new(
-                "ST010",
-                Severity::Error,
-                format!("unknown dtype {:?}", plain.dtype),
-            )
-            .file(path)
-            .tensor(name.as_str())
-            .at(at),
+            Finding::new(Code::ST010, format!("unknown dtype {:?}", plain.dtype))
+                .file(path)
+                .tensor(name.as_str())
+                .at(at),
         );
     }
     let [begin, end] = plain.data_offsets;
@@ -118,8 +114,7 @@ fn metadata(
         other => {
             findings.push(
                 Finding::new(
-                    "ST008",
-                    Severity::Error,
+                    Code::ST008,
                     format!(
                         "__metadata__ must be an object of strings, found {}",
                         kind(other)
@@ -139,8 +134,7 @@ fn metadata(
             }
             other => findings.push(
                 Finding::new(
-                    "ST008",
-                    Severity::Error,
+                    Code::ST008,
                     format!(
                         "__metadata__[{key:?}] is {}, but metadata values must be strings",
                         kind(other)
@@ -166,7 +160,7 @@ fn kind(value: &Value) -> &'static str {
 }
 
 fn invalid(name: &str, path: &Path, at: u64, what: String) -> Finding {
-    Finding::new("ST009", Severity::Error, what)
+    Finding::new(Code::ST009, what)
         .file(path)
         .tensor(name)
         .at(at)
@@ -206,7 +200,7 @@ fn tensor_entry(
             entry.dtype = Dtype::parse(s);
             if entry.dtype.is_none() {
                 findings.push(
-                    Finding::new("ST010", Severity::Error, format!("unknown dtype {s:?}"))
+                    Finding::new(Code::ST010, format!("unknown dtype {s:?}"))
                         .file(path)
                         .tensor(name)
                         .at(at),
@@ -282,8 +276,7 @@ fn check_size(entry: &TensorEntry, path: &Path, findings: &mut Vec<Finding>) {
     let Some(numel) = entry.numel() else {
         findings.push(
             Finding::new(
-                "ST011",
-                Severity::Error,
+                Code::ST011,
                 format!("shape {shape:?} has an element count that overflows 64 bits"),
             )
             .file(path)
@@ -295,8 +288,7 @@ fn check_size(entry: &TensorEntry, path: &Path, findings: &mut Vec<Finding>) {
     let Some(bits) = numel.checked_mul(dtype.bits()) else {
         findings.push(
             Finding::new(
-                "ST011",
-                Severity::Error,
+                Code::ST011,
                 format!("{numel} elements of {dtype} overflow 64 bits of size"),
             )
             .file(path)
@@ -307,10 +299,7 @@ fn check_size(entry: &TensorEntry, path: &Path, findings: &mut Vec<Finding>) {
     };
     if bits % 8 != 0 {
         findings.push(
-            Finding::new(
-                "ST012",
-                Severity::Error,
-                format!("{numel} elements of {dtype} ({} bits each) are {bits} bits, not a whole number of bytes", dtype.bits()),
+            Finding::new(Code::ST012, format!("{numel} elements of {dtype} ({} bits each) are {bits} bits, not a whole number of bytes", dtype.bits()),
             )
             .file(path)
             .tensor(&entry.name)
@@ -322,10 +311,7 @@ fn check_size(entry: &TensorEntry, path: &Path, findings: &mut Vec<Finding>) {
         let expected = bits / 8;
         if nbytes != expected {
             findings.push(
-                Finding::new(
-                    "ST013",
-                    Severity::Error,
-                    format!("data_offsets span {nbytes} bytes but shape {shape:?} of {dtype} needs {expected}"),
+                Finding::new(Code::ST013, format!("data_offsets span {nbytes} bytes but shape {shape:?} of {dtype} needs {expected}"),
                 )
                 .file(path)
                 .tensor(&entry.name)

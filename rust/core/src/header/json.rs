@@ -3,7 +3,7 @@
 //! serde maps keep the last of duplicate keys, so duplicates need this pass of their own. Values
 //! are borrowed as raw JSON so each entry's byte offset in the file can be reported.
 
-use crate::finding::{Finding, Severity};
+use crate::{Code, Finding};
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use std::collections::HashMap;
@@ -68,26 +68,18 @@ pub(super) fn top_level_entries<'a>(
         if let Err(err) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
             let at = 8 + text_offset(text, err.line(), err.column());
             findings.push(
-                Finding::new(
-                    "ST005",
-                    Severity::Error,
-                    format!("header is not valid JSON: {err}"),
-                )
-                .file(path)
-                .at(at),
+                Finding::new(Code::ST005, format!("header is not valid JSON: {err}"))
+                    .file(path)
+                    .at(at),
             );
             return None;
         }
         let err = decode_err;
         let at = 8 + text_offset(text, err.line(), err.column());
         findings.push(
-            Finding::new(
-                "ST022",
-                Severity::Error,
-                format!("header JSON cannot be decoded: {err}"),
-            )
-            .file(path)
-            .at(at),
+            Finding::new(Code::ST022, format!("header JSON cannot be decoded: {err}"))
+                .file(path)
+                .at(at),
         );
         return None;
     }
@@ -97,8 +89,7 @@ pub(super) fn top_level_entries<'a>(
             let kind = text.trim_start().chars().next().map_or("empty", json_kind);
             findings.push(
                 Finding::new(
-                    "ST006",
-                    Severity::Error,
+                    Code::ST006,
                     format!("header is a JSON {kind}, not an object"),
                 )
                 .file(path)
@@ -127,10 +118,7 @@ fn report_duplicates(text: &str, entries: &RawEntries<'_>, path: &Path, out: &mu
         let at = file_offset_of(text, raw);
         if let Some(first) = first_seen.get(key.as_str()) {
             out.push(
-                Finding::new(
-                    "ST007",
-                    Severity::Error,
-                    format!(
+                Finding::new(Code::ST007, format!(
                         "name {key:?} appears more than once in the header (first entry at byte {first}); JSON readers silently keep only the last"
                     ),
                 )

@@ -1,7 +1,7 @@
 //! Data-section layout: ranges against the file end, overlaps, holes, trailing bytes, alignment.
 
 use super::Header;
-use crate::finding::{Finding, Severity};
+use crate::{Code, Finding};
 use std::path::Path;
 
 /// Sweeps the tensor ranges in offset order (as the reference does) and marks readable entries.
@@ -15,10 +15,7 @@ pub(super) fn check_ranges(
     let data_len = file_len.saturating_sub(data_start);
     if !data_start.is_multiple_of(8) {
         out.push(
-            Finding::new(
-                "ST019",
-                Severity::Info,
-                format!(
+            Finding::new(Code::ST019, format!(
                     "data section starts at byte {data_start}, not a multiple of 8 (the reference writer pads the header to 8; zero-copy loaders may need to copy)"
                 ),
             )
@@ -41,8 +38,7 @@ pub(super) fn check_ranges(
         if end < begin {
             out.push(
                 Finding::new(
-                    "ST014",
-                    Severity::Error,
+                    Code::ST014,
                     format!("data_offsets [{begin}, {end}] end before they begin"),
                 )
                 .file(path)
@@ -53,10 +49,7 @@ pub(super) fn check_ranges(
         }
         if end > data_len {
             out.push(
-                Finding::new(
-                    "ST015",
-                    Severity::Error,
-                    format!(
+                Finding::new(Code::ST015, format!(
                         "data [{begin}, {end}) ends {} bytes past the end of the file (data section is {data_len} bytes): file truncated?",
                         end - data_len
                     ),
@@ -69,10 +62,7 @@ pub(super) fn check_ranges(
         if begin < covered_to {
             let other = last_name.unwrap_or("?");
             out.push(
-                Finding::new(
-                    "ST016",
-                    Severity::Error,
-                    format!("data [{begin}, {end}) overlaps the range of {other:?} (which ends at {covered_to})"),
+                Finding::new(Code::ST016, format!("data [{begin}, {end}) overlaps the range of {other:?} (which ends at {covered_to})"),
                 )
                 .file(path)
                 .tensor(&entry.name)
@@ -80,10 +70,7 @@ pub(super) fn check_ranges(
             );
         } else if begin > covered_to {
             out.push(
-                Finding::new(
-                    "ST017",
-                    Severity::Error,
-                    format!("{} unindexed bytes [{covered_to}, {begin}) before this tensor (holes are forbidden: polyglot files)", begin - covered_to),
+                Finding::new(Code::ST017, format!("{} unindexed bytes [{covered_to}, {begin}) before this tensor (holes are forbidden: polyglot files)", begin - covered_to),
                 )
                 .file(path)
                 .tensor(&entry.name)
@@ -97,10 +84,7 @@ pub(super) fn check_ranges(
     }
     if covered_to < data_len {
         out.push(
-            Finding::new(
-                "ST018",
-                Severity::Error,
-                format!("{} trailing bytes after the last tensor (data ends at {covered_to}, file data section is {data_len} bytes)", data_len - covered_to),
+            Finding::new(Code::ST018, format!("{} trailing bytes after the last tensor (data ends at {covered_to}, file data section is {data_len} bytes)", data_len - covered_to),
             )
             .file(path)
             .at(data_start.saturating_add(covered_to)),
@@ -125,10 +109,7 @@ fn mark_readable(header: &mut Header, data_len: u64, path: &Path, out: &mut Vec<
         let align = dtype.alignment();
         if entry.readable && end > begin && abs % align != 0 {
             out.push(
-                Finding::new(
-                    "ST020",
-                    Severity::Info,
-                    format!("data starts at byte {abs}, not a multiple of the {align}-byte {dtype} element size: zero-copy typed views need a copy"),
+                Finding::new(Code::ST020, format!("data starts at byte {abs}, not a multiple of the {align}-byte {dtype} element size: zero-copy typed views need a copy"),
                 )
                 .file(path)
                 .tensor(&entry.name)

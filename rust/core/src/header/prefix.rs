@@ -1,6 +1,6 @@
 //! The length prefix and the header bytes: the checks that decide whether there is a header at all.
 
-use crate::finding::{Finding, Severity};
+use crate::{Code, Finding};
 use std::path::Path;
 
 /// The reference implementation's cap on the header length (100 MB, decimal).
@@ -19,8 +19,7 @@ pub(super) fn check_length(
     let Some(len_bytes) = prefix.get(..8) else {
         findings.push(
             Finding::new(
-                "ST001",
-                Severity::Error,
+                Code::ST001,
                 format!("file is {file_len} bytes, shorter than the 8-byte header length prefix"),
             )
             .file(path)
@@ -33,10 +32,7 @@ pub(super) fn check_length(
     let header_len = u64::from_le_bytes(arr);
     if header_len > HEADER_CAP {
         findings.push(
-            Finding::new(
-                "ST002",
-                Severity::Error,
-                format!(
+            Finding::new(Code::ST002, format!(
                     "header length prefix is {header_len} bytes, over the format's {HEADER_CAP}-byte cap"
                 ),
             )
@@ -48,10 +44,7 @@ pub(super) fn check_length(
     let available = file_len.saturating_sub(8);
     if header_len > available {
         findings.push(
-            Finding::new(
-                "ST003",
-                Severity::Error,
-                format!(
+            Finding::new(Code::ST003, format!(
                     "header length prefix is {header_len} bytes but only {available} bytes follow it (file is {file_len} bytes): truncated or not a safetensors file"
                 ),
             )
@@ -62,10 +55,7 @@ pub(super) fn check_length(
     }
     if header_len > HUB_HEADER_LIMIT {
         findings.push(
-            Finding::new(
-                "ST021",
-                Severity::Warning,
-                format!(
+            Finding::new(Code::ST021, format!(
                     "header is {header_len} bytes; huggingface_hub and huggingface.js refuse headers over {HUB_HEADER_LIMIT} bytes"
                 ),
             )
@@ -91,8 +81,7 @@ pub(super) fn header_text<'a>(
             let at = 8 + err.valid_up_to() as u64;
             findings.push(
                 Finding::new(
-                    "ST004",
-                    Severity::Error,
+                    Code::ST004,
                     format!("header is not valid UTF-8 (invalid byte at file offset {at})"),
                 )
                 .file(path)

@@ -3,7 +3,7 @@
 //! the last, so the two would disagree about the tensor's type, shape or bytes.
 
 use super::json::{file_offset_of, Entries};
-use crate::finding::{Finding, Severity};
+use crate::{Code, Finding};
 use serde_json::value::RawValue;
 use std::path::Path;
 
@@ -45,10 +45,7 @@ pub(super) fn report_repeated_fields(
         }
         if seen.contains(&key.as_str()) {
             findings.push(
-                Finding::new(
-                    "ST023",
-                    Severity::Error,
-                    format!(
+                Finding::new(Code::ST023, format!(
                         "field {key:?} appears more than once in this tensor entry; the reference rejects the file and map-based readers keep only the last"
                     ),
                 )

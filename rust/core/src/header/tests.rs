@@ -14,8 +14,8 @@ fn codes(bytes: &[u8]) -> Vec<&'static str> {
     read_header(bytes, bytes.len() as u64, &PathBuf::from("t.safetensors"))
         .findings
         .iter()
-        .filter(|f| f.severity != crate::Severity::Info)
-        .map(|f| f.code)
+        .filter(|f| f.severity() != crate::Severity::Info)
+        .map(|f| f.code.as_str())
         .collect()
 }
 
@@ -120,14 +120,14 @@ fn alignment_is_reported_as_info() {
     let codes: Vec<_> = report
         .findings
         .iter()
-        .map(|f| (f.code, f.severity))
+        .map(|f| (f.code, f.severity()))
         .collect();
     assert!(
-        codes.contains(&("ST019", crate::Severity::Info)),
+        codes.contains(&(crate::Code::ST019, crate::Severity::Info)),
         "{codes:?}"
     );
     assert!(
-        codes.contains(&("ST020", crate::Severity::Info)),
+        codes.contains(&(crate::Code::ST020, crate::Severity::Info)),
         "{codes:?}"
     );
 }

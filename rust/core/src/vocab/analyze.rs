@@ -1,13 +1,13 @@
 //! `analyze_vocab`: the whole `d2t`/`t2d` analysis of one checkpoint, from raw tensors to a
 //! verdict, the target ids and findings.
 
-use super::codes::*;
 use super::d2t::{check_d2t_shape, read_d2t};
 use super::encoding::{Certainty, Encoding};
 use super::mapping::analyze_mapping;
 use super::raw::RawTensor;
 use super::report::locate;
 use super::t2d::{read_t2d, T2dMask};
+use crate::Code;
 use crate::Finding;
 use serde::Serialize;
 
@@ -128,12 +128,12 @@ fn check_sizes(
         if vd > vt {
             let msg =
                 format!("the draft vocabulary (Vd = {vd}) is larger than the target's ({vt})");
-            out.push(finding(DRAFT_LARGER_THAN_TARGET, msg));
+            out.push(Finding::new(Code::VM019, msg));
         }
     }
     if let (None, Some(raw)) = (vt, &inputs.d2t) {
         let msg = "Vt is unknown (no t2d, no vocab_size): target ids were checked for >= 0 only";
-        out.push(locate(finding(TARGET_VOCAB_UNKNOWN, msg), raw));
+        out.push(locate(Finding::new(Code::VM022, msg), raw));
     }
     let (Some(mask), Some(vd), Some(raw)) = (t2d, vd, &inputs.t2d) else {
         return;
@@ -150,7 +150,7 @@ fn check_sizes(
             ""
         };
         let msg = format!("t2d selects {selected} target ids but Vd = {vd}{why}");
-        out.push(locate(finding(T2D_COUNT, msg), raw));
+        out.push(locate(Finding::new(Code::VM017, msg), raw));
     }
 }
 
@@ -177,7 +177,7 @@ fn missing_d2t(vd: Option<u64>, vt: Option<u64>, t2d: Option<&T2dMask>, out: &mu
          keeps zeros, so only target ids 0..{} can be drafted{rebuild}",
         vd.saturating_sub(1)
     );
-    out.push(finding(D2T_MISSING, msg).tensor("d2t"));
+    out.push(Finding::new(Code::VM001, msg).tensor("d2t"));
 }
 
 /// VM020: Vd == Vt and the buffers that are present are the identity.
@@ -199,6 +199,6 @@ fn identity_note(inputs: &VocabInputs<'_>, analysis: &VocabAnalysis, out: &mut V
             "Vd == Vt == {vd} and the stored d2t/t2d are the identity (zeros / all True): \
              nothing to map; speculators, Model-Optimizer and TRT-LLM omit these buffers"
         );
-        out.push(finding(FULL_VOCAB_IDENTITY, msg));
+        out.push(Finding::new(Code::VM020, msg));
     }
 }

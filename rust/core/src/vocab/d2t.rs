@@ -1,8 +1,8 @@
 //! Reading `d2t` into integer values, with the dtype and shape checks (VM002 to VM005).
 
-use super::codes::{finding, D2T_FLOAT, D2T_SHAPE, D2T_UNREADABLE, D2T_UNUSUAL_INT};
 use super::raw::{RawTensor, Values};
 use super::report::{locate, undecodable_text};
+use crate::Code;
 use crate::{Dtype, Finding};
 
 /// Largest magnitude an f64 converts to i64 exactly and in range (2^63 itself overflows).
@@ -16,7 +16,7 @@ pub(crate) fn read_d2t(raw: &RawTensor<'_>, out: &mut Vec<Finding>) -> Option<Ve
         Ok(values) => values,
         Err(why) => {
             let msg = undecodable_text(raw, &why);
-            out.push(locate(finding(D2T_UNREADABLE, msg), raw));
+            out.push(locate(Finding::new(Code::VM004, msg), raw));
             return None;
         }
     };
@@ -24,7 +24,7 @@ pub(crate) fn read_d2t(raw: &RawTensor<'_>, out: &mut Vec<Finding>) -> Option<Ve
         Values::Int(v) if raw.dtype != Dtype::Bool => Some(v),
         Values::Int(_) => {
             let msg = "d2t has dtype BOOL, which cannot hold token ids (is it t2d?)";
-            out.push(locate(finding(D2T_UNREADABLE, msg), raw));
+            out.push(locate(Finding::new(Code::VM004, msg), raw));
             None
         }
         Values::Float(v) => integral(&v, raw, out),
@@ -38,7 +38,7 @@ fn check_dtype(raw: &RawTensor<'_>, out: &mut Vec<Finding>) {
             "d2t has floating-point dtype {dtype}; it must be an integer tensor (I64, or I32 for \
              TRT-LLM): BF16 cannot represent ids above 256 exactly, F16 above 2048"
         );
-        out.push(locate(finding(D2T_FLOAT, msg), raw));
+        out.push(locate(Finding::new(Code::VM002, msg), raw));
     } else if dtype.is_int() && !matches!(dtype, Dtype::I64 | Dtype::I32) {
         let bits = dtype.bits();
         let range = match dtype {
@@ -49,7 +49,7 @@ fn check_dtype(raw: &RawTensor<'_>, out: &mut Vec<Finding>) {
             _ => format!("it cannot store offsets of {} or more", 1u64 << (bits - 1)),
         };
         let msg = format!("d2t has dtype {dtype}; producers write I64 (TRT-LLM I32), and {range}");
-        out.push(locate(finding(D2T_UNUSUAL_INT, msg), raw));
+        out.push(locate(Finding::new(Code::VM003, msg), raw));
     }
 }
 
@@ -70,7 +70,7 @@ fn integral(values: &[f64], raw: &RawTensor<'_>, out: &mut Vec<Finding>) -> Opti
             values.len(),
             raw.dtype
         );
-        out.push(locate(finding(D2T_UNREADABLE, msg), raw));
+        out.push(locate(Finding::new(Code::VM004, msg), raw));
         return None;
     }
     // Every value is integral and below 2^63 in magnitude, so the cast is exact.
@@ -90,14 +90,14 @@ pub(crate) fn check_d2t_shape(
             raw.shape_text(),
             raw.shape.len()
         );
-        out.push(locate(finding(D2T_SHAPE, msg), raw));
+        out.push(locate(Finding::new(Code::VM005, msg), raw));
     }
     if let Some(vd) = draft_vocab.filter(|&vd| vd != len as u64) {
         let msg = format!(
             "d2t has {len} elements but the draft vocabulary has Vd = {vd} (lm_head rows or \
              draft_vocab_size); engines fail to load it or index past its end"
         );
-        out.push(locate(finding(D2T_SHAPE, msg), raw));
+        out.push(locate(Finding::new(Code::VM005, msg), raw));
     }
 }
 
@@ -105,7 +105,7 @@ pub(crate) fn check_d2t_shape(
 mod tests {
     use super::*;
 
-    fn read(dtype: Dtype, data: &[u8], n: u64) -> (Option<Vec<i64>>, Vec<&'static str>) {
+    fn read(dtype: Dtype, data: &[u8], n: u64) -> (Option<Vec<i64>>, Vec<Code>) {
         let raw = RawTensor {
             name: "d2t".into(),
             dtype,
@@ -134,7 +134,7 @@ mod tests {
             .collect();
         assert_eq!(
             read(Dtype::F32, &data, 2),
-            (Some(vec![3, -1]), vec![D2T_FLOAT])
+            (Some(vec![3, -1]), vec![Code::VM002])
         );
         let data: Vec<u8> = [3.5f32, f32::NAN]
             .iter()
@@ -142,7 +142,7 @@ mod tests {
             .collect();
         assert_eq!(
             read(Dtype::F32, &data, 2),
-            (None, vec![D2T_FLOAT, D2T_UNREADABLE])
+            (None, vec![Code::VM002, Code::VM004])
         );
     }
 
@@ -150,10 +150,10 @@ mod tests {
     fn unusual_and_unreadable_dtypes() {
         assert_eq!(
             read(Dtype::U8, &[1, 2], 2),
-            (Some(vec![1, 2]), vec![D2T_UNUSUAL_INT])
+            (Some(vec![1, 2]), vec![Code::VM003])
         );
-        assert_eq!(read(Dtype::Bool, &[1], 1), (None, vec![D2T_UNREADABLE]));
-        assert_eq!(read(Dtype::C64, &[0; 8], 1), (None, vec![D2T_UNREADABLE]));
-        assert_eq!(read(Dtype::I64, &[0; 7], 1), (None, vec![D2T_UNREADABLE]));
+        assert_eq!(read(Dtype::Bool, &[1], 1), (None, vec![Code::VM004]));
+        assert_eq!(read(Dtype::C64, &[0; 8], 1), (None, vec![Code::VM004]));
+        assert_eq!(read(Dtype::I64, &[0; 7], 1), (None, vec![Code::VM004]));
     }
 }

@@ -1,13 +1,13 @@
 //! Checks on a decoded `d2t`: the encoding verdict, the target ids it implies, their range,
 //! uniqueness and order, the known bad patterns, and agreement with `t2d`.
 
-use super::codes::*;
 use super::encoding::{decide_with_t2d, decide_without_t2d, Certainty, Encoding, Verdict};
 use super::ids::{id_set, offsets_to_ids, IdFacts};
 use super::messages;
 use super::raw::RawTensor;
 use super::report::locate;
 use super::t2d::T2dMask;
+use crate::Code;
 use crate::Finding;
 
 /// The verdict and the target ids of one `d2t`.
@@ -52,7 +52,7 @@ pub(crate) fn analyze_mapping(
     } else {
         (offsets_ids, offsets, "d2t + arange(Vd)")
     };
-    let mut push = |code, msg: String| out.push(locate(finding(code, msg), raw));
+    let mut push = |code, msg: String| out.push(locate(Finding::new(code, msg), raw));
 
     // The encoding: the arange bug is the specific diagnosis of an absolute identity. An exact
     // (t2d) or certain (one reading impossible) verdict is an error; a statistical one (rule c,
@@ -60,26 +60,26 @@ pub(crate) fn analyze_mapping(
     // as offsets (d2t = (k-1)*i, Model-Optimizer over a strided vocabulary) looks the same.
     let decided = matches!(verdict.certainty, Certainty::Exact | Certainty::Certain);
     if is_arange && decided && absolute_reading {
-        push(D2T_ARANGE, messages::arange(n, vt, t2d, &verdict));
+        push(Code::VM013, messages::arange(n, vt, t2d, &verdict));
     } else if absolute_reading && decided {
-        push(D2T_ABSOLUTE, messages::absolute(d2t, &verdict));
+        push(Code::VM006, messages::absolute(d2t, &verdict));
     } else if !decided && (is_arange || absolute_reading) {
         push(
-            D2T_LIKELY_ABSOLUTE,
+            Code::VM023,
             messages::likely_absolute(d2t, is_arange, &verdict),
         );
     }
     if verdict.encoding == Encoding::Ambiguous {
-        push(D2T_AMBIGUOUS, messages::ambiguous(&verdict));
+        push(Code::VM007, messages::ambiguous(&verdict));
     }
     // The target ids the verdict implies.
     let corrupt = verdict.encoding == Encoding::Corrupt;
     if facts.out_of_range() > 0 {
         let msg = messages::out_of_range(&facts, reading, vt, corrupt);
-        push(TARGET_OUT_OF_RANGE, msg);
+        push(Code::VM008, msg);
     }
     if facts.duplicates > 0 {
-        push(TARGET_DUPLICATES, messages::duplicates(&facts, reading));
+        push(Code::VM009, messages::duplicates(&facts, reading));
     }
     if facts.valid() && !facts.strictly_increasing {
         let (code, msg) = messages::order(&target_ids, t2d.is_some());
@@ -88,18 +88,15 @@ pub(crate) fn analyze_mapping(
     // Known bad patterns and agreement with t2d and the vocabulary sizes.
     if let (true, Some(vd), Some(vt)) = (all_zeros && n > 0, vd, vt) {
         if vd < vt {
-            push(D2T_ALL_ZEROS, messages::zeros(n, vd, vt, t2d));
+            push(Code::VM012, messages::zeros(n, vd, vt, t2d));
         }
     }
     if let (Some(mask), false) = (t2d, verdict.certainty == Certainty::Exact) {
-        push(
-            T2D_D2T_MISMATCH,
-            messages::mismatch(&target_ids, reading, mask),
-        );
+        push(Code::VM018, messages::mismatch(&target_ids, reading, mask));
     }
     if let (Some(vd), Some(vt)) = (vd, vt) {
         if vd == vt && !all_zeros && !is_arange {
-            push(FULL_VOCAB_NOT_IDENTITY, messages::permutation(d2t, vd));
+            push(Code::VM021, messages::permutation(d2t, vd));
         }
     }
     Mapping {

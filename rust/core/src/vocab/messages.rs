@@ -1,9 +1,9 @@
 //! The wording of the mapping findings: each message states the concrete ids and sizes involved.
 
-use super::codes::{TARGET_FREQUENCY_ORDER, TARGET_UNSORTED_WITH_T2D};
 use super::encoding::{Certainty, Encoding, Verdict};
 use super::ids::{id_set, set_difference, IdFacts};
 use super::t2d::T2dMask;
+use crate::Code;
 
 /// VM006: what the engines draft instead of the stored absolute id of the last draft id.
 pub(crate) fn absolute(d2t: &[i64], verdict: &Verdict) -> String {
@@ -84,7 +84,7 @@ pub(crate) fn duplicates(facts: &IdFacts, reading: &str) -> String {
 }
 
 /// VM010 with `t2d`, VM011 without: where the target ids first stop ascending.
-pub(crate) fn order(target_ids: &[i64], has_t2d: bool) -> (&'static str, String) {
+pub(crate) fn order(target_ids: &[i64], has_t2d: bool) -> (Code, String) {
     let i = target_ids
         .windows(2)
         .position(|w| w[0] >= w[1])
@@ -98,13 +98,13 @@ pub(crate) fn order(target_ids: &[i64], has_t2d: bool) -> (&'static str, String)
              (EAGLE, SpecForge, speculators) make draft id i the i-th id of nonzero(t2d), so the \
              lm_head rows and d2t disagree"
         );
-        (TARGET_UNSORTED_WITH_T2D, msg)
+        (Code::VM010, msg)
     } else {
         let msg = format!(
             "target ids are a valid selection in frequency order, not ascending ({step}): the \
              NVIDIA Model-Optimizer layout, fine for every engine"
         );
-        (TARGET_FREQUENCY_ORDER, msg)
+        (Code::VM011, msg)
     }
 }
 

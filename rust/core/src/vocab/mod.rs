@@ -3,11 +3,10 @@
 //! A drafter with a reduced vocabulary (Vd < Vt) maps draft id `i` to target id
 //! `d2t[i] + i` in every engine; `t2d` is the boolean mask of the selected target ids.
 //! [`analyze_vocab`] decodes both tensors, decides whether `d2t` holds offsets or (wrongly)
-//! absolute ids, and reports every VM finding (see [`codes`]); [`compare_mappings`] tells
+//! absolute ids, and reports every VM finding (`crate::Code`'s VM codes); [`compare_mappings`] tells
 //! whether two checkpoints draft the same target token for every draft id.
 
 mod analyze;
-pub mod codes;
 mod compare;
 mod d2t;
 mod encoding;

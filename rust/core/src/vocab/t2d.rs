@@ -1,8 +1,8 @@
 //! Reading `t2d`, the target-vocabulary mask: which target ids the draft vocabulary selects.
 
-use super::codes::{finding, T2D_NOT_BOOL, T2D_SHAPE, T2D_UNREADABLE};
 use super::raw::{RawTensor, Undecodable, Values};
 use super::report::{locate, undecodable_text};
+use crate::Code;
 use crate::{Dtype, Finding};
 
 /// The decoded mask.
@@ -28,7 +28,7 @@ pub(crate) fn read_t2d(
                 Undecodable::Dtype => format!("t2d has dtype {}, which is not decoded", raw.dtype),
                 other => undecodable_text(raw, &other),
             };
-            out.push(locate(finding(T2D_UNREADABLE, msg), raw));
+            out.push(locate(Finding::new(Code::VM015, msg), raw));
             return None;
         }
     };
@@ -42,7 +42,7 @@ pub(crate) fn read_t2d(
              read as nonzero = selected",
             raw.dtype
         );
-        out.push(locate(finding(T2D_NOT_BOOL, msg), raw));
+        out.push(locate(Finding::new(Code::VM014, msg), raw));
     }
     let len = match &values {
         Values::Int(v) => v.len() as u64,
@@ -71,11 +71,11 @@ fn check_shape(raw: &RawTensor<'_>, len: u64, target_vocab: Option<u64>, out: &m
             raw.shape_text(),
             raw.shape.len()
         );
-        out.push(locate(finding(T2D_SHAPE, msg), raw));
+        out.push(locate(Finding::new(Code::VM016, msg), raw));
     }
     if let Some(vt) = target_vocab.filter(|&vt| vt != len) {
         let msg = format!("t2d has {len} elements but the target vocabulary has Vt = {vt}");
-        out.push(locate(finding(T2D_SHAPE, msg), raw));
+        out.push(locate(Finding::new(Code::VM016, msg), raw));
     }
 }
 
@@ -88,7 +88,7 @@ mod tests {
         shape: &[u64],
         data: &[u8],
         vt: Option<u64>,
-    ) -> (Option<T2dMask>, Vec<&'static str>) {
+    ) -> (Option<T2dMask>, Vec<Code>) {
         let raw = RawTensor {
             name: "t2d".into(),
             dtype,
@@ -112,10 +112,10 @@ mod tests {
     fn non_bool_and_shape_findings() {
         let (m, codes) = mask(Dtype::U8, &[1, 4], &[0, 2, 1, 0], Some(5));
         assert_eq!(m.map(|m| (m.len, m.selected)), Some((4, vec![1, 2])));
-        assert_eq!(codes, vec![T2D_NOT_BOOL, T2D_SHAPE, T2D_SHAPE]);
+        assert_eq!(codes, vec![Code::VM014, Code::VM016, Code::VM016]);
         let (m, codes) = mask(Dtype::Bool, &[4], &[0, 1], None);
         assert!(m.is_none());
-        assert_eq!(codes, vec![T2D_UNREADABLE]);
+        assert_eq!(codes, vec![Code::VM015]);
         let neg_zero = (-0.0f32).to_le_bytes();
         let (m, _) = mask(Dtype::F32, &[1], &neg_zero, None);
         assert_eq!(m.map(|m| m.selected), Some(vec![]));

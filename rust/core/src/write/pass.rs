@@ -94,7 +94,7 @@ fn locate(
     let errors: Vec<&str> = written
         .findings
         .iter()
-        .filter(|f| f.severity == Severity::Error)
+        .filter(|f| f.severity() == Severity::Error)
         .map(|f| f.message.as_str())
         .collect();
     let header = match (&written.header, errors.is_empty()) {

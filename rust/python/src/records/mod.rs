@@ -1,23 +1,23 @@
-//! The JSON text of the per-tensor records of `scan --json` (a `TensorInfo`, with its
-//! statistics read from the stats pass's columns) and of findings, written here rather than by a
-//! Python f-string per record: a million-tensor header has a million of each.
+//! The JSON text of per-tensor records (findings, scan's tensor rows with their statistics),
+//! written here rather than by Python a record at a time: a million-tensor header has a million
+//! of each. What a record's JSON is, is declared once, in Python, by its class's `Shape`
+//! (`eagle3_inspect.records`); the writers here spell any shape.
 //!
-//! Each record comes out byte for byte as Python's `to_json()` writes it, or as None when one of
-//! its values is not of the plain types spelled here (a subclass, a non-finite or missing
-//! statistic, an integer tensor's extras, a string with lone surrogates): the caller then takes
-//! the Python way for that record. Given a separator, a call whose records were all spelled here
-//! returns them as one string joined by it (what the streaming writer writes), not a list.
+//! Each record comes out byte for byte as the Python encoder writes its `to_dict()`, or as None
+//! when one of its values is not of the plain types spelled here (a subclass, a non-finite
+//! float, a string with lone surrogates): the caller then writes that record the Python way.
+//! Given a separator, a call whose records were all spelled here returns them as one string
+//! joined by it (what the streaming writer writes), not a list.
 
-mod finding;
+mod columns;
+mod shape;
 mod spell;
-mod stats_row;
-mod tensor;
 
-use pyo3::intern;
+use columns::Columns;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString};
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
+use shape::{Seen, Shape};
 use spell::Spelled;
-use stats_row::StatsColumns;
 
 /// `count` records written one after another by `each(i, out)`: one string joined by
 /// `separator` when there is one and every record was spelled, else a list of each record's
@@ -26,7 +26,8 @@ fn write_records<'py>(
     py: Python<'py>,
     count: usize,
     separator: Option<&str>,
-    mut each: impl FnMut(usize, &mut String) -> PyResult<Spelled>,
+    seen: &mut Seen<'py>,
+    mut each: impl FnMut(usize, &mut String, &mut Seen<'py>) -> PyResult<Spelled>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let mut text = String::with_capacity(count.saturating_mul(256));
     let mut spans = Vec::with_capacity(count);
@@ -35,10 +36,11 @@ fn write_records<'py>(
             text.push_str(separator);
         }
         let start = text.len();
-        match each(i, &mut text)? {
+        match each(i, &mut text, seen)? {
             Some(()) => spans.push(Some(start..text.len())),
             None => {
                 text.truncate(start);
+                seen.forget();
                 spans.push(None);
             }
         }
@@ -53,33 +55,60 @@ fn write_records<'py>(
     Ok(list.into_any())
 }
 
-/// The JSON records of `infos` (TensorInfo objects) as `TensorInfo.to_json` writes them, and the
-/// next value of `cursor`. With `names` and `columns` (the stats pass's results, `names[i]` the
-/// tensor of row i), an info whose name is `names[cursor]` gets that row as its `"stats"` and
-/// advances the cursor; any other info, and any record with a value not spelled here, is None
-/// (the caller looks its stats up by name and writes it the Python way). With `separator`, all
-/// records spelled come back as one string (see the module doc).
+/// The JSON records of `items` (objects with the attributes `shape` names) as the encoder
+/// writes their `to_dict()`; None for an item with a value not spelled here (the caller writes
+/// that one the Python way). With `separator`, all records spelled come back as one string.
 #[pyfunction]
-#[pyo3(signature = (infos, names=None, columns=None, cursor=0, separator=None))]
-pub fn tensor_records_json<'py>(
+#[pyo3(signature = (items, shape, separator=None))]
+pub fn records_json<'py>(
+    py: Python<'py>,
+    items: &Bound<'py, PyList>,
+    shape: &Bound<'py, PyTuple>,
+    separator: Option<&str>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let shape = Shape::new(shape)?;
+    let mut seen = Seen::default();
+    write_records(py, items.len(), separator, &mut seen, |i, out, seen| {
+        let item = items.get_item(i)?;
+        Ok(shape.push_record(out, seen, |_, f| item.getattr(f.attr()).ok(), true))
+    })
+}
+
+/// scan's tensor rows: the record of each of `infos` (by `shape`), and, with `names` and
+/// `columns` (the stats pass's results, `names[i]` the tensor of row i), an info whose name is
+/// `names[cursor]` gets that row as its `"stats"` (by `stats_shape`) and advances the cursor;
+/// any other info is None (the caller looks its stats up by name). Returns the records (as
+/// `records_json` does) and the cursor after them.
+#[pyfunction]
+#[pyo3(signature = (infos, shape, names=None, columns=None, stats_shape=None, cursor=0, separator=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn tensor_rows_json<'py>(
     py: Python<'py>,
     infos: &Bound<'py, PyList>,
+    shape: &Bound<'py, PyTuple>,
     names: Option<&Bound<'py, PyList>>,
     columns: Option<&Bound<'py, PyDict>>,
+    stats_shape: Option<&Bound<'py, PyTuple>>,
     mut cursor: usize,
     separator: Option<&str>,
 ) -> PyResult<(Bound<'py, PyAny>, usize)> {
-    let stats = match (names, columns) {
-        (Some(names), Some(columns)) => Some((names, StatsColumns::new(columns)?)),
+    let shape = Shape::new(shape)?;
+    let stats = match (names, columns, stats_shape) {
+        (Some(names), Some(columns), Some(stats_shape)) => {
+            let stats_shape = Shape::new(stats_shape)?;
+            let columns = Columns::new(columns, &stats_shape)?;
+            Some((names, stats_shape, columns))
+        }
         _ => None,
     };
-    let mut seen = Default::default();
-    let records = write_records(py, infos.len(), separator, |i, out| {
+    let name_attr = pyo3::intern!(py, "name");
+    let mut seen = Seen::default();
+    let records = write_records(py, infos.len(), separator, &mut seen, |i, out, seen| {
         let info = infos.get_item(i)?;
-        let Some((names, columns)) = &stats else {
-            return Ok(tensor::tensor_record(out, &info, None, &mut seen));
+        let Some((names, stats_shape, columns)) = &stats else {
+            return Ok(shape.push_record(out, seen, |_, f| info.getattr(f.attr()).ok(), true));
         };
-        let name = info.getattr(intern!(py, "name"))?;
+        let name = info.getattr(name_attr)?;
         let matched = cursor < names.len() && {
             let at = names.get_item(cursor)?;
             at.is(&name) || at.eq(&name)?
@@ -87,29 +116,17 @@ pub fn tensor_records_json<'py>(
         if !matched {
             return Ok(None);
         }
+        let row = cursor;
         cursor += 1;
-        let row = Some((columns, cursor - 1));
-        Ok(tensor::tensor_record(out, &info, row, &mut seen))
+        let spelled = shape
+            .push_record(out, seen, |_, f| info.getattr(f.attr()).ok(), false)
+            .and_then(|()| {
+                out.push_str(", \"stats\": ");
+                // Its own memo: the stats fields are numbers and a hash, none repeated.
+                stats_shape.push_record(out, &mut Seen::default(), |j, _| columns.get(j, row), true)
+            })
+            .map(|()| out.push('}'));
+        Ok(spelled)
     })?;
     Ok((records, cursor))
-}
-
-/// The JSON records of `findings` (Finding objects) as `Finding.to_json` writes them; None for a
-/// finding with a value not spelled here (the caller writes that one the Python way). With
-/// `separator`, all records spelled come back as one string (see the module doc).
-#[pyfunction]
-#[pyo3(signature = (findings, separator=None))]
-pub fn findings_json<'py>(
-    py: Python<'py>,
-    findings: &Bound<'py, PyList>,
-    separator: Option<&str>,
-) -> PyResult<Bound<'py, PyAny>> {
-    let mut seen = Default::default();
-    write_records(py, findings.len(), separator, |i, out| {
-        Ok(finding::finding_record(
-            out,
-            &findings.get_item(i)?,
-            &mut seen,
-        ))
-    })
 }

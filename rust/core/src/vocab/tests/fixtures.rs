@@ -1,6 +1,7 @@
 //! Test fixtures: owned tensors, realistic mappings in each producer's layout, and a runner.
 
 use crate::vocab::{analyze_vocab, RawTensor, VocabAnalysis, VocabInputs};
+use crate::Code;
 use crate::{Dtype, Severity};
 
 /// A tensor that owns its bytes; `raw()` borrows it as the analysis input.
@@ -108,12 +109,15 @@ pub(crate) fn run(
 }
 
 /// The codes of all findings, in order.
-pub(crate) fn codes(a: &VocabAnalysis) -> Vec<&'static str> {
+pub(crate) fn codes(a: &VocabAnalysis) -> Vec<Code> {
     a.findings.iter().map(|f| f.code).collect()
 }
 
 /// The codes of error findings.
-pub(crate) fn errors(a: &VocabAnalysis) -> Vec<&'static str> {
-    let errs = a.findings.iter().filter(|f| f.severity == Severity::Error);
+pub(crate) fn errors(a: &VocabAnalysis) -> Vec<Code> {
+    let errs = a
+        .findings
+        .iter()
+        .filter(|f| f.severity() == Severity::Error);
     errs.map(|f| f.code).collect()
 }

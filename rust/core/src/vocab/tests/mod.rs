@@ -9,8 +9,8 @@ mod model;
 mod props;
 mod t2d;
 
-use super::codes::*;
 use super::{Certainty, Encoding};
+use crate::Code;
 use crate::{Dtype, Severity};
 use fixtures::*;
 
@@ -55,8 +55,8 @@ fn frequency_mapping_without_t2d_is_only_info() {
         Some(VD),
         Some(VT),
     );
-    assert_eq!(codes(&a), vec![TARGET_FREQUENCY_ORDER]);
-    assert_eq!(a.findings[0].severity, Severity::Info);
+    assert_eq!(codes(&a), vec![Code::VM011]);
+    assert_eq!(a.findings[0].severity(), Severity::Info);
     assert_eq!(
         (a.encoding, a.certainty),
         (Encoding::Offsets, Certainty::Certain)
@@ -73,10 +73,10 @@ fn vm001_missing_d2t_only_when_reduced() {
     let a = run(None, None, Some(VD), Some(VT));
     assert_eq!(
         (codes(&a), a.encoding),
-        (vec![D2T_MISSING], Encoding::Absent)
+        (vec![Code::VM001], Encoding::Absent)
     );
     let a = run(None, Some(&t2d(VT, &sel)), None, None);
-    assert_eq!(codes(&a), vec![D2T_MISSING], "Vd and Vt implied by t2d");
+    assert_eq!(codes(&a), vec![Code::VM001], "Vd and Vt implied by t2d");
     assert!(a.findings[0].message.contains("nonzero(t2d) - arange(Vd)"));
     assert_eq!(
         codes(&run(None, None, Some(VT), Some(VT))),
@@ -84,7 +84,7 @@ fn vm001_missing_d2t_only_when_reduced() {
     );
     let all: Vec<i64> = (0..VT as i64).collect();
     let a = run(None, Some(&t2d(VT, &all)), Some(VD), Some(VT));
-    assert_eq!(codes(&a), vec![T2D_COUNT, D2T_MISSING]);
+    assert_eq!(codes(&a), vec![Code::VM017, Code::VM001]);
     assert!(a.findings[1].message.contains("cannot rebuild d2t"));
 }
 
@@ -97,7 +97,7 @@ fn vm002_float_d2t_is_error_but_analysed() {
         None,
         None,
     );
-    assert_eq!(codes(&a), vec![D2T_FLOAT]);
+    assert_eq!(codes(&a), vec![Code::VM002]);
     assert_eq!(a.target_ids.as_deref(), Some(&sel[..]));
 }
 
@@ -110,7 +110,7 @@ fn vm003_unusual_integer_dtype() {
         Some(VD),
         Some(VT),
     );
-    assert_eq!(codes(&a), vec![D2T_UNUSUAL_INT]);
+    assert_eq!(codes(&a), vec![Code::VM003]);
 }
 
 #[test]
@@ -120,14 +120,14 @@ fn vm004_unreadable_d2t() {
     let a = run(Some(&bad), None, Some(3), Some(10));
     assert_eq!(
         (codes(&a), a.encoding),
-        (vec![D2T_UNREADABLE], Encoding::Corrupt)
+        (vec![Code::VM004], Encoding::Corrupt)
     );
     assert_eq!(a.target_ids, None);
     // A BF16 d2t holding 0.5: not an integer, so there is nothing to analyse.
     let mut half_id = ints("d2t", Dtype::Bf16, &[0]);
     half_id.bytes = half::bf16::from_f32(0.5).to_le_bytes().to_vec();
     let a = run(Some(&half_id), None, Some(1), Some(10));
-    assert_eq!(codes(&a), vec![D2T_FLOAT, D2T_UNREADABLE]);
+    assert_eq!(codes(&a), vec![Code::VM002, Code::VM004]);
 }
 
 #[test]
@@ -136,16 +136,16 @@ fn vm005_shape_not_vd() {
     let mut two_d = d2t(&offsets(&sel));
     two_d.shape = vec![1, VD];
     let a = run(Some(&two_d), Some(&t2d(VT, &sel)), Some(VD), Some(VT));
-    assert_eq!(codes(&a), vec![D2T_SHAPE]);
+    assert_eq!(codes(&a), vec![Code::VM005]);
     let a = run(Some(&d2t(&offsets(&sel))), None, Some(VD + 8), Some(VT));
-    assert_eq!(codes(&a), vec![D2T_SHAPE]);
+    assert_eq!(codes(&a), vec![Code::VM005]);
 }
 
 #[test]
 fn vm006_absolute_with_t2d_is_exact() {
     let sel = sorted_selection();
     let a = run(Some(&d2t(&sel)), Some(&t2d(VT, &sel)), Some(VD), Some(VT));
-    assert_eq!(codes(&a), vec![D2T_ABSOLUTE]);
+    assert_eq!(codes(&a), vec![Code::VM006]);
     assert_eq!(
         (a.encoding, a.certainty),
         (Encoding::Absolute, Certainty::Exact)
@@ -160,7 +160,7 @@ fn vm006_absolute_without_t2d_rule_b_and_c() {
     // Rule b: the high special ids push d2t + arange past Vt.
     let sel = sorted_selection();
     let a = run(Some(&d2t(&sel)), None, Some(VD), Some(VT));
-    assert_eq!(codes(&a), vec![D2T_ABSOLUTE]);
+    assert_eq!(codes(&a), vec![Code::VM006]);
     assert_eq!(
         (a.encoding, a.certainty),
         (Encoding::Absolute, Certainty::Certain)
@@ -169,13 +169,13 @@ fn vm006_absolute_without_t2d_rule_b_and_c() {
     // a statistical verdict, so only VM023 (a warning), never VM006.
     let spaced: Vec<i64> = (0..150).map(|i| 5 * i + 2).collect();
     let a = run(Some(&d2t(&spaced)), None, Some(150), Some(VT));
-    assert_eq!(codes(&a), vec![D2T_LIKELY_ABSOLUTE]);
+    assert_eq!(codes(&a), vec![Code::VM023]);
     assert_eq!(
         (a.encoding, a.certainty),
         (Encoding::Absolute, Certainty::Likely)
     );
     assert!(a.findings[0].message.contains("rule c"));
-    assert_eq!(a.findings[0].severity, Severity::Warning);
+    assert_eq!(a.findings[0].severity(), Severity::Warning);
 }
 
 #[test]
@@ -188,8 +188,8 @@ fn vm023_evenly_spaced_offsets_are_a_warning_not_an_error() {
         let d2t_values: Vec<i64> = (0..n as i64).map(|i| (k - 1) * i).collect();
         let selection: Vec<i64> = (0..n as i64).map(|i| k * i).collect();
         let a = run(Some(&d2t(&d2t_values)), None, Some(n as u64), Some(VT));
-        assert_eq!(codes(&a), vec![D2T_LIKELY_ABSOLUTE], "k = {k}");
-        assert!(a.findings.iter().all(|f| f.severity != Severity::Error));
+        assert_eq!(codes(&a), vec![Code::VM023], "k = {k}");
+        assert!(a.findings.iter().all(|f| f.severity() != Severity::Error));
         let a = run(
             Some(&d2t(&d2t_values)),
             Some(&t2d(VT, &selection)),
@@ -207,7 +207,7 @@ fn vm023_evenly_spaced_offsets_are_a_warning_not_an_error() {
 #[test]
 fn vm007_ambiguous_small_mapping() {
     let a = run(Some(&d2t(&[3, 5, 9])), None, Some(3), Some(20));
-    assert_eq!(codes(&a), vec![D2T_AMBIGUOUS]);
+    assert_eq!(codes(&a), vec![Code::VM007]);
     assert_eq!(a.encoding, Encoding::Ambiguous);
     assert_eq!(a.target_ids, Some(vec![3, 6, 11]), "read as offsets");
 }
@@ -216,7 +216,7 @@ fn vm007_ambiguous_small_mapping() {
 fn vm008_out_of_range_and_corrupt() {
     let a = run(Some(&d2t(&[7, 7, 7])), None, Some(3), Some(8));
     assert_eq!(a.encoding, Encoding::Corrupt);
-    assert_eq!(errors(&a), vec![TARGET_OUT_OF_RANGE]);
+    assert_eq!(errors(&a), vec![Code::VM008]);
     assert!(a.findings[0].message.contains("2 of 3 target ids"));
 }
 
@@ -228,7 +228,7 @@ fn vm009_duplicate_target_ids() {
     let a = run(Some(&d2t(&off)), None, Some(VD), Some(VT));
     // Read as absolute ids the -1 is invalid too, so the verdict is corrupt, read as offsets.
     assert_eq!(a.encoding, Encoding::Corrupt);
-    assert_eq!(codes(&a), vec![TARGET_DUPLICATES]);
+    assert_eq!(codes(&a), vec![Code::VM009]);
     assert!(a.findings[0].message.contains("draft ids 0 and 1"));
 }
 
@@ -243,7 +243,7 @@ fn vm010_unsorted_with_t2d_is_error() {
         Some(VD),
         Some(VT),
     );
-    assert_eq!(codes(&a), vec![TARGET_UNSORTED_WITH_T2D]);
+    assert_eq!(codes(&a), vec![Code::VM010]);
     assert_eq!(
         (a.encoding, a.certainty),
         (Encoding::Offsets, Certainty::Exact)
@@ -254,14 +254,14 @@ fn vm010_unsorted_with_t2d_is_error() {
 fn vm012_all_zeros_reduced_vocab() {
     let zeros = vec![0; VD as usize];
     let a = run(Some(&d2t(&zeros)), None, Some(VD), Some(VT));
-    assert_eq!(codes(&a), vec![D2T_ALL_ZEROS]);
+    assert_eq!(codes(&a), vec![Code::VM012]);
     let ids: Vec<i64> = (0..VD as i64).collect();
     let a = run(Some(&d2t(&zeros)), Some(&t2d(VT, &ids)), Some(VD), Some(VT));
-    assert_eq!(codes(&a), vec![D2T_ALL_ZEROS]);
+    assert_eq!(codes(&a), vec![Code::VM012]);
     assert!(a.findings[0].message.contains("placeholder"));
     // An all-False t2d (EAGLE's inference default) is no confirmation of the identity.
     let a = run(Some(&d2t(&zeros)), Some(&t2d(VT, &[])), Some(VD), Some(VT));
-    assert_eq!(codes(&a), vec![T2D_COUNT, D2T_ALL_ZEROS, T2D_D2T_MISMATCH]);
+    assert_eq!(codes(&a), vec![Code::VM017, Code::VM012, Code::VM018]);
     assert!(!a.findings[1].message.contains("placeholder"));
 }
 
@@ -271,7 +271,7 @@ fn vm013_arange_default_bug() {
     // selection stored as offsets is byte-identical. t2d selecting ids 0..Vd-1 makes it VM013.
     let ids: Vec<i64> = (0..VD as i64).collect();
     let a = run(Some(&d2t(&ids)), None, Some(VD), Some(VT));
-    assert_eq!(codes(&a), vec![D2T_LIKELY_ABSOLUTE]);
+    assert_eq!(codes(&a), vec![Code::VM023]);
     assert!(a.findings[0].message.contains("arange"));
     assert_eq!(
         (a.encoding, a.certainty),
@@ -280,16 +280,15 @@ fn vm013_arange_default_bug() {
     let a = run(Some(&d2t(&ids)), Some(&t2d(VT, &ids)), Some(VD), Some(VT));
     assert_eq!(
         (codes(&a), a.certainty),
-        (vec![D2T_ARANGE], Certainty::Exact)
+        (vec![Code::VM013], Certainty::Exact)
     );
     assert_eq!(a.target_ids, Some(ids));
 }
 
 #[test]
-fn findings_carry_location_and_catalogue_severity() {
+fn findings_carry_their_location() {
     let a = run(Some(&d2t(&[0, 1, 2])), None, Some(3), Some(10));
     for f in &a.findings {
-        assert_eq!(f.severity, severity(f.code));
         assert_eq!(
             f.file.as_deref(),
             Some(std::path::Path::new("model.safetensors"))

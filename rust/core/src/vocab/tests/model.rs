@@ -2,8 +2,8 @@
 //! re-statement of each rule (hash sets and loops, no shared helpers).
 
 use super::fixtures::*;
-use crate::vocab::codes::*;
 use crate::vocab::{Certainty, Encoding};
+use crate::Code;
 use proptest::prelude::*;
 use std::collections::BTreeSet;
 
@@ -35,26 +35,26 @@ proptest! {
         });
         let mask_tensor = selected.as_ref().map(|s| t2d(vt, s));
         let a = run(Some(&d2t(&values)), mask_tensor.as_ref(), Some(n as u64), Some(vt));
-        let has = |code: &str| a.findings.iter().any(|f| f.code == code);
+        let has = |code: Code| a.findings.iter().any(|f| f.code == code);
 
         // target_ids is the absolute reading exactly when the verdict is absolute.
         let expected_ids = if a.encoding == Encoding::Absolute { &values } else { &offsets_ids };
         prop_assert_eq!(a.target_ids.as_ref(), Some(expected_ids));
         let ids = expected_ids;
-        prop_assert_eq!(has(TARGET_OUT_OF_RANGE),
+        prop_assert_eq!(has(Code::VM008),
             ids.iter().any(|&x| x < 0 || x as u64 >= vt));
         let in_range: Vec<i64> = ids.iter().copied().filter(|&x| x >= 0 && (x as u64) < vt).collect();
         let distinct: BTreeSet<i64> = in_range.iter().copied().collect();
-        prop_assert_eq!(has(TARGET_DUPLICATES), distinct.len() != in_range.len());
-        prop_assert_eq!(has(D2T_ALL_ZEROS), n > 0 && (n as u64) < vt && values.iter().all(|&v| v == 0));
+        prop_assert_eq!(has(Code::VM009), distinct.len() != in_range.len());
+        prop_assert_eq!(has(Code::VM012), n > 0 && (n as u64) < vt && values.iter().all(|&v| v == 0));
         // An encoding error needs t2d or a hard rule; a statistical verdict is VM023 only.
         let is_arange = n >= 2 && (0..).zip(&values).all(|(i, &v)| v == i);
         let decided = matches!(a.certainty, Certainty::Exact | Certainty::Certain);
         let absolute = a.encoding == Encoding::Absolute;
-        prop_assert_eq!(has(D2T_ARANGE), is_arange && decided && absolute);
-        prop_assert_eq!(has(D2T_ABSOLUTE), !is_arange && decided && absolute);
-        prop_assert_eq!(has(D2T_LIKELY_ABSOLUTE), !decided && (absolute || is_arange));
-        if has(D2T_LIKELY_ABSOLUTE) {
+        prop_assert_eq!(has(Code::VM013), is_arange && decided && absolute);
+        prop_assert_eq!(has(Code::VM006), !is_arange && decided && absolute);
+        prop_assert_eq!(has(Code::VM023), !decided && (absolute || is_arange));
+        if has(Code::VM023) {
             prop_assert!(selected.is_none() || a.certainty != Certainty::Exact);
         }
 
@@ -65,13 +65,13 @@ proptest! {
                 let abs_set: BTreeSet<i64> = values.iter().copied().collect();
                 let exact = sel.len() == n && (off_set == sel_set || abs_set == sel_set);
                 prop_assert_eq!(a.certainty == Certainty::Exact, exact);
-                prop_assert_eq!(has(T2D_D2T_MISMATCH), !exact);
-                prop_assert_eq!(has(T2D_COUNT), sel.len() != n);
+                prop_assert_eq!(has(Code::VM018), !exact);
+                prop_assert_eq!(has(Code::VM017), sel.len() != n);
                 if exact && off_set == sel_set {
                     prop_assert_eq!(a.encoding, Encoding::Offsets);
                 }
                 let sorted = ids.windows(2).all(|w| w[0] < w[1]);
-                prop_assert_eq!(has(TARGET_UNSORTED_WITH_T2D), valid(ids, vt) && !sorted);
+                prop_assert_eq!(has(Code::VM010), valid(ids, vt) && !sorted);
             }
             None if n >= 2 => {
                 let (off_ok, abs_ok) = (valid(&offsets_ids, vt), valid(&values, vt));

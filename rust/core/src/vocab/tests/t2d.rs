@@ -1,8 +1,8 @@
 //! Unit tests of the `t2d` and vocabulary-size codes (VM014 to VM022).
 
 use super::fixtures::*;
-use crate::vocab::codes::*;
 use crate::vocab::Certainty;
+use crate::Code;
 use crate::{Dtype, Severity};
 
 #[test]
@@ -16,19 +16,19 @@ fn vm014_to_vm016_t2d_dtype_bytes_shape() {
         Some(VD),
         Some(VT),
     );
-    assert_eq!(codes(&a), vec![T2D_NOT_BOOL]);
-    assert_eq!(a.findings[0].severity, Severity::Warning);
+    assert_eq!(codes(&a), vec![Code::VM014]);
+    assert_eq!(a.findings[0].severity(), Severity::Warning);
     let mut short = t2d(VT, &sel);
     short.bytes.truncate(10);
     let a = run(Some(&d2t(&offsets(&sel))), Some(&short), Some(VD), Some(VT));
-    assert_eq!(codes(&a), vec![T2D_UNREADABLE]);
+    assert_eq!(codes(&a), vec![Code::VM015]);
     let a = run(
         Some(&d2t(&offsets(&sel))),
         Some(&t2d(VT, &sel)),
         Some(VD),
         Some(VT + 24),
     );
-    assert_eq!(codes(&a), vec![T2D_SHAPE]);
+    assert_eq!(codes(&a), vec![Code::VM016]);
 }
 
 #[test]
@@ -41,7 +41,7 @@ fn vm017_t2d_count_and_vm018_set_mismatch() {
         Some(VD),
         Some(VT),
     );
-    assert_eq!(codes(&a), vec![T2D_COUNT, T2D_D2T_MISMATCH]);
+    assert_eq!(codes(&a), vec![Code::VM017, Code::VM018]);
     assert!(a.findings[0].message.contains("all True"));
     let mut other = sel.clone();
     other[0] = 500; // one selected id replaced (500 is not in the selection)
@@ -52,7 +52,7 @@ fn vm017_t2d_count_and_vm018_set_mismatch() {
         Some(VD),
         Some(VT),
     );
-    assert_eq!(codes(&a), vec![T2D_D2T_MISMATCH]);
+    assert_eq!(codes(&a), vec![Code::VM018]);
     assert!(a.findings[0]
         .message
         .contains("1 of the d2t ids are not in t2d (e.g. 0)"));
@@ -62,7 +62,7 @@ fn vm017_t2d_count_and_vm018_set_mismatch() {
 #[test]
 fn vm019_to_vm022_vocabulary_sizes() {
     let a = run(None, None, Some(VT + 1), Some(VT));
-    assert_eq!(codes(&a), vec![DRAFT_LARGER_THAN_TARGET]);
+    assert_eq!(codes(&a), vec![Code::VM019]);
     let zeros = vec![0; 50];
     let full: Vec<i64> = (0..50).collect();
     let a = run(
@@ -71,15 +71,12 @@ fn vm019_to_vm022_vocabulary_sizes() {
         Some(50),
         Some(50),
     );
-    assert_eq!(codes(&a), vec![FULL_VOCAB_IDENTITY]);
+    assert_eq!(codes(&a), vec![Code::VM020]);
     let mut perm = full.clone();
     perm.swap(3, 4);
     let a = run(Some(&d2t(&offsets(&perm))), None, Some(50), Some(50));
-    assert_eq!(
-        codes(&a),
-        vec![TARGET_FREQUENCY_ORDER, FULL_VOCAB_NOT_IDENTITY]
-    );
+    assert_eq!(codes(&a), vec![Code::VM011, Code::VM021]);
     let sel = sorted_selection();
     let a = run(Some(&d2t(&offsets(&sel))), None, Some(VD), None);
-    assert_eq!(codes(&a), vec![TARGET_VOCAB_UNKNOWN]);
+    assert_eq!(codes(&a), vec![Code::VM022]);
 }

@@ -1,0 +1,101 @@
+"""The committed forward and capture truth (issue 25, tools/engine_truth/forward/) holds together,
+and what is generated from it is current: docs/computes-as-trained.md and the rules' run data
+(rules/en/forward_runs.toml). No torch, no engines: only the committed JSON is read."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+TRUTH = ROOT / "tools" / "engine_truth"
+
+
+def _table() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("forward_table", TRUTH / "forward" / "table.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["forward_table"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def truth() -> tuple[dict, dict]:
+    forward = json.loads((TRUTH / "forward_truth.json").read_text())
+    capture = json.loads((TRUTH / "capture_truth.json").read_text())
+    return forward, capture
+
+
+def test_generated_doc_and_rules_data_are_current(truth: tuple[dict, dict]) -> None:
+    table = _table()
+    forward, capture = truth
+    doc = table.DOC.read_text()
+    assert table.document(forward, capture, doc) == doc, "run table.py --write"
+    data = table.rules_toml(table.rules_data(forward, capture))
+    assert table.RULES.read_text() == data, "run table.py --write"
+
+
+def test_every_comparison_counts_what_it_compared(truth: tuple[dict, dict]) -> None:
+    forward, _ = truth
+    compared = 0
+    for name, record in forward["drafters"].items():
+        for key, result in record.get("results", {}).items():
+            c = result.get("comparison")
+            if c is None:
+                assert result["verdict"] != "LOADED" or "why" in result, (name, key)
+                continue
+            compared += 1
+            assert c["positions"] == sum(step["rows"] for step in c["steps"]), (name, key)
+            assert 0 <= c["top1_agree"] <= c["positions"], (name, key)
+            # NaN only where the engine left parameters at init (the stubs start them as NaN)
+            diff = c["max_abs_logit_diff"]
+            assert diff >= 0 or (diff != diff and result["never_loaded"]), (name, key)
+    assert compared > 0
+
+
+def test_capture_rows_match_their_captures_by_value(
+    truth: tuple[dict, dict],
+) -> None:
+    forward, capture = truth
+    matched = 0
+    for name, rows in capture["drafters"].items():
+        for key, row in rows.items():
+            if "engine_boundaries" in row:
+                cap = capture["captures"][row["capture"]]
+                assert cap["boundaries"] == row["engine_boundaries"], (name, key)
+                assert all(d <= 1e-4 for d in cap["max_abs_diff_to_stream"]), (name, key)
+                matched += name in forward["drafters"]
+    assert matched > 0
+
+
+def test_validate_raises_en022_exactly_where_the_capture_run_feeds_other_states(
+    truth: tuple[dict, dict],
+) -> None:
+    from eagle3_inspect.commands.validate import validate
+
+    forward, capture = truth
+    table = _table()
+    corpus = ROOT / "tests" / "corpus"
+    checked, wrong = 0, []
+    for name, rows in sorted(capture["drafters"].items()):
+        if "producer" not in forward["drafters"].get(name, {}):
+            continue
+        trained = forward["drafters"][name]["producer"]["aux_boundaries"]
+        for key, row in sorted(rows.items()):
+            if "engine_boundaries" not in row or (
+                row["ids"] is None and table.config_ids(name) is not None
+            ):
+                continue  # not captured, or ids the engine does not read (EN003's case)
+            arch = forward["drafters"][name]["inputs"]["verifier"]  # the run's target
+            report = validate(corpus / name, engine=key, target=ROOT / arch, stats=False)
+            raised = any(f.code == "EN022" for f in report.findings)
+            checked += 1
+            if raised != (row["engine_boundaries"] != trained):
+                wrong.append(f"{name} {key}: EN022 {raised}, fed {row['engine_boundaries']}")
+    assert checked > 0 and not wrong, "\n".join(wrong)

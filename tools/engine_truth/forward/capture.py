@@ -1,0 +1,221 @@
+"""Capture side (issue 25, item 2): the engine's own target model (`models/llama.py`
+LlamaForCausalLM from the wheel, unchanged: its `__init__`, `load_weights`, its layer loop and
+the aux-state recording of `EagleModelMixin` / `set_eagle3_layers_to_capture`) run over the tiny
+verifier's weights and the same token ids, told to capture aux ids through the engine's own
+setter. Each captured tensor is matched by value against the verifier's residual stream
+(inputs.py: `stream[i]` enters layer i), which gives the boundary the engine really feeds for
+each id: `i == id` is input-of, `i == id + 1` output-of."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import torch
+from engine_code import attention, imports, layers, sglang_eagle3, stubs, vllm_eagle3
+from engine_code.record import error_record
+from engine_code.sources import WheelSource, wheel_path
+from inputs import VerifierRun
+
+VLLM_TARGET = "vllm/model_executor/models/llama.py"
+SGLANG_TARGET = "sglang/srt/models/llama.py"
+TOLERANCE = 1e-4  # float32 engine layers vs transformers' layers over 8 tiny layers
+
+
+def boundary_of(value: torch.Tensor, verifier: VerifierRun) -> tuple[int | None, float]:
+    """The stream index whose tensor equals `value` (within TOLERANCE), and the smallest
+    max |diff| seen."""
+    diffs = [float((value - s).abs().max()) for s in verifier.stream]
+    best = min(range(len(diffs)), key=diffs.__getitem__)
+    return (best if diffs[best] <= TOLERANCE else None), diffs[best]
+
+
+def _causal(rows: int) -> attention.AttentionContext:
+    ctx = attention.AttentionContext()
+    ctx.set_rows(list(range(rows)), [0] * rows)
+    return ctx
+
+
+def vllm_capture(
+    version: str, cache: Path, verifier: VerifierRun, variants: list[list[int] | None]
+) -> dict[str, dict[str, Any]]:
+    """vLLM: LlamaForCausalLM(vllm_config) + load_weights(verifier tensors), then per ids
+    variant `SupportsEagle3.set_aux_hidden_state_layers(ids)` + forward; each captured tensor's
+    stream boundary. One model per process: vLLM's custom ops register once."""
+    from transformers import AutoConfig
+
+    path = wheel_path("vllm", version, cache)
+    if path is None:
+        return {str(ids): {"verdict": "NO-WHEEL"} for ids in variants}
+    source = WheelSource("vllm", version, path)
+    session = vllm_eagle3.session(source)
+    session.runtime["get_pp_indices"] = lambda n, *a: (0, n)
+    session.runtime["PPMissingLayer"] = torch.nn.Identity
+    session.runtime["spec_decode_needs_target_embed"] = lambda *a: False
+    session.runtime["make_empty_intermediate_tensors_factory"] = lambda *a: None
+    session.runtime["get_offloader"] = lambda: SimpleNamespace(wrap_modules=list)  # no offload
+    hf = AutoConfig.from_pretrained(str(verifier.path))
+    vcfg = vllm_eagle3.vllm_config(hf, hf.vocab_size)
+    vcfg.model_config.hf_config = hf
+    out: dict[str, dict[str, Any]] = {}
+    with imports.session(session):
+        session.runtime["get_current_vllm_config"] = lambda: vcfg
+        layers.reset_log()
+        module = imports.import_engine("vllm.model_executor.models.llama")
+        model = module.LlamaForCausalLM(vllm_config=vcfg, prefix="")
+        model.load_weights(iter(list(_verifier_tensors(verifier).items())))
+        model = model.float().eval()
+        for ids in variants:
+            out[str(ids)] = _vllm_one(model, verifier, ids, version) | {
+                "opaque_used": sorted(session.opaque_used)
+            }
+    return out
+
+
+def _vllm_one(
+    model: Any, verifier: VerifierRun, ids: list[int] | None, version: str
+) -> dict[str, Any]:
+    record: dict[str, Any] = {"engine": "vllm", "version": version, "ids": ids}
+    try:
+        if ids is None:  # the runner found no ids in the draft config: the model's default
+            default = getattr(model, "get_eagle3_default_aux_hidden_state_layers", None)
+            default = default or model.get_eagle3_aux_hidden_state_layers
+            record["default_ids"] = list(default())
+        model.set_aux_hidden_state_layers(tuple(ids if ids is not None else record["default_ids"]))
+        attention.CONTEXT.append(_causal(len(verifier.tokens)))
+        try:
+            with torch.no_grad():
+                out = model(verifier.tokens, torch.arange(len(verifier.tokens)))
+        finally:
+            attention.CONTEXT.pop()
+    except Exception as exc:
+        return record | {
+            "verdict": "ERROR",
+            "why": error_record("capture", exc, f"{VLLM_TARGET} LlamaForCausalLM"),
+        }
+    _, aux = out
+    return (
+        record
+        | _matched(aux, verifier, ids)
+        | {
+            "evidence": f"{VLLM_TARGET} LlamaModel.forward + interfaces.py "
+            "EagleModelMixin._maybe_add_hidden_state "
+            "(set by SupportsEagle3.set_aux_hidden_state_layers)",
+        }
+    )
+
+
+def _matched(
+    aux: list[torch.Tensor], verifier: VerifierRun, ids: list[int] | None
+) -> dict[str, Any]:
+    """Where each captured tensor sits in the stream, and the convention that explains the ids
+    (None: no ids were given, the engine's default layers ran)."""
+    found = [boundary_of(a.float(), verifier) for a in aux]
+    boundaries = [b for b, _ in found]
+    convention = (
+        "default (no ids)"
+        if ids is None
+        else "input-of"
+        if boundaries == sorted(set(ids))
+        else "output-of"
+        if boundaries == sorted({i + 1 for i in ids})
+        else "other"
+    )
+    return {
+        "verdict": "CAPTURED",
+        "boundaries": boundaries,
+        "max_abs_diff_to_stream": [d for _, d in found],
+        "convention": convention,
+    }
+
+
+def _verifier_tensors(verifier: VerifierRun) -> dict[str, torch.Tensor]:
+    from safetensors.torch import load_file
+
+    tensors: dict[str, torch.Tensor] = {}
+    for file in sorted(Path(verifier.path).glob("*.safetensors")):
+        tensors.update(load_file(str(file)))
+    return {n: t.float() for n, t in tensors.items()}
+
+
+def sglang_capture(
+    version: str, cache: Path, verifier: VerifierRun, variants: list[list[int] | None]
+) -> dict[str, dict[str, Any]]:
+    """`_sglang_one` per ids variant (SGLang registers no custom ops: a session each)."""
+    return {str(ids): _sglang_one(version, cache, verifier, ids) for ids in variants}
+
+
+def _sglang_one(
+    version: str, cache: Path, verifier: VerifierRun, ids: list[int] | None
+) -> dict[str, Any]:
+    """SGLang: LlamaForCausalLM(config) + load_weights(verifier tensors) +
+    `set_eagle3_layers_to_capture(ids)` (None: the target's default) + LlamaModel.forward; each
+    captured tensor's stream boundary. Versions whose layer loop captures through the
+    `layers/layer_boundary` stage machinery (0.5.23) are not run: NOT-RUN."""
+    from transformers import AutoConfig
+
+    path = wheel_path("sglang", version, cache)
+    if path is None:
+        return {"verdict": "NO-WHEEL"}
+    source = WheelSource("sglang", version, path)
+    record: dict[str, Any] = {"engine": "sglang", "version": version, "ids": ids}
+    if "layer_boundary" in source.read(SGLANG_TARGET):
+        return record | {
+            "verdict": "NOT-RUN",
+            "why": f"{SGLANG_TARGET} captures through "
+            "layers/layer_boundary (stage machinery this harness does not run)",
+        }
+    session = sglang_eagle3.session(source)
+    session.runtime["get_pp_indices"] = lambda n, *a: (0, n)
+    session.runtime["PPMissingLayer"] = torch.nn.Identity
+    session.runtime["make_layers"] = _sglang_make_layers
+    hf = AutoConfig.from_pretrained(str(verifier.path))
+    rows = len(verifier.tokens)
+    batch = stubs.Answers(
+        forward_mode=stubs.Answers(is_extend=lambda: True, is_decode=lambda: False),
+        mm_input_embeds=None,
+        contains_mm_inputs=lambda: False,
+        mrope_positions=None,
+    )
+    with imports.session(session):
+        layers.reset_log()
+        try:
+            module = imports.import_engine("sglang.srt.models.llama")
+            model = module.LlamaForCausalLM(hf)
+            model.load_weights(iter(list(_verifier_tensors(verifier).items())))
+            model = model.float().eval()
+            model.set_eagle3_layers_to_capture(ids)
+            attention.CONTEXT.append(_causal(rows))
+            try:
+                with torch.no_grad():
+                    out = model.model(verifier.tokens, torch.arange(rows), batch)
+            finally:
+                attention.CONTEXT.pop()
+        except Exception as exc:
+            return record | {
+                "verdict": "ERROR",
+                "why": error_record("capture", exc, f"{SGLANG_TARGET} LlamaForCausalLM"),
+            }
+        captured = list(model.model.layers_to_capture)
+    _, aux = out
+    matched = _matched(aux, verifier, ids)
+    return (
+        record
+        | matched
+        | {
+            "layers_to_capture": captured,
+            "evidence": f"{SGLANG_TARGET} LlamaForCausalLM.set_eagle3_layers_to_capture + "
+            "LlamaModel.forward "
+            "(aux_hidden_states.append(hidden_states + residual) before layer i)",
+            "opaque_used": sorted(session.opaque_used),
+        }
+    )
+
+
+def _sglang_make_layers(
+    num: int, layer_fn: Any, *a: Any, **k: Any
+) -> tuple[torch.nn.ModuleList, int, int]:
+    """`sglang/srt/utils.py make_layers` at PP size 1: every layer built, (layers, 0, num)."""
+    prefix = k.get("prefix", "")
+    return torch.nn.ModuleList(layer_fn(idx=i, prefix=f"{prefix}.{i}") for i in range(num)), 0, num

@@ -1,0 +1,40 @@
+"""What a producer's training-time forward gives for one drafter: per draft step, the logits over
+the draft vocabulary and the top-1 target token ids (through the producer's own d2t), how many
+leading rows are valid at that step (the producers pad the shifted tokens at the end), the aux
+hidden states it was fed and which layer boundaries they came from (`stream` indices, see
+inputs.py), and where that choice is made in its code."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+
+@dataclass
+class ProducerRun:
+    producer: str
+    version: str
+    logits: list[torch.Tensor]
+    top1: list[torch.Tensor]
+    valid: list[int]
+    aux: torch.Tensor
+    boundaries: list[int]
+    evidence: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "producer": self.producer,
+            "version": self.version,
+            "aux_boundaries": self.boundaries,
+            "valid_rows": self.valid,
+            "evidence": self.evidence,
+            "notes": self.notes,
+        }
+
+
+def to_target(draft_ids: torch.Tensor, d2t: torch.Tensor | None) -> torch.Tensor:
+    """Draft ids -> target ids by the offset encoding every producer writes (id + d2t[id])."""
+    return draft_ids if d2t is None else draft_ids + d2t[draft_ids]
