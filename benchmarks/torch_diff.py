@@ -60,8 +60,9 @@ def pair_metrics(fa, fb, name: str, tol: tuple[float, float], chunk_bytes: int) 
 
 def main() -> int:
     request = json.load(sys.stdin)
-    import torch
     from safetensors import safe_open
+
+    import torch
 
     start = time.perf_counter()
     handles: dict[str, object] = {}

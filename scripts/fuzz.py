@@ -22,11 +22,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=600)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--cases", type=int, default=None, help="judge cases 0..N-1, then stop")
     parser.add_argument("--case-timeout", type=float, default=10.0)
     parser.add_argument("--save", action="store_true", help="add new outcomes to the corpus")
     args = parser.parse_args()
     corpus = campaign.CORPUS if args.save else None
-    report = campaign.run(args.seconds, args.seed, args.case_timeout, corpus)
+    report = campaign.run(args.seconds, args.seed, args.case_timeout, corpus, cases=args.cases)
     rate = report.execs / max(report.seconds, 1e-9)
     print(f"seconds {report.seconds:.0f}  execs {report.execs}  ({rate:.0f}/s)")
     categories = (*oracle.CATEGORIES, documents.ECHO, campaign.CRASH, campaign.HANG)

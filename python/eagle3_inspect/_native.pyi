@@ -42,9 +42,10 @@ class ConfigText(TypedDict):
     text: str
 
 class FileRecord(TypedDict):
-    """One safetensors file of a checkpoint."""
+    """One weights file of a checkpoint (`format`: safetensors, torch-zip or torch-legacy)."""
 
     path: str
+    format: str
     bytes: int
     tensors: int
     header_bytes: int | None
@@ -266,6 +267,8 @@ def json_nesting(data: bytes) -> int: ...
 def json_complete(data: bytes) -> bool: ...
 def changed_tensors(checkpoint: NativeCheckpoint, names: list[str]) -> list[NativeFinding]: ...
 def check_threads(threads: int | None = None) -> None: ...
+def choose_weight_files(names: list[str]) -> tuple[list[str], str | None, list[str]]: ...
+def weight_files_for_index(index: str, names: list[str]) -> list[str]: ...
 
 class WrittenTensorRecord(TypedDict):
     """One tensor `write_safetensors` wrote: `problem` is None when the bytes read back under

@@ -31,6 +31,7 @@ CODES_FILE = "codes.toml"
 # Rule folders and the code families each defines, in the order `eagle3-inspect rules` lists them.
 FOLDERS = (
     ("st_ix", ("ST", "IX")),
+    ("pt", ("PT",)),
     ("num", ("NUM",)),
     ("vm", ("VM",)),
     ("family", ("FM",)),

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// The registry folders whose codes the core emits (the others are Python checks').
-const CORE_FOLDERS: [&str; 2] = ["st_ix", "vm"];
+const CORE_FOLDERS: [&str; 3] = ["st_ix", "vm", "pt"];
 
 fn main() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it"));

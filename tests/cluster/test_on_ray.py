@@ -361,6 +361,29 @@ def test_ctrl_c_cancels_the_outstanding_tasks(sim_cluster):
         ray.get(refs[0], timeout=30)
 
 
+def test_a_link_leaving_the_directory_is_ix010_on_the_nodes_as_locally(sim_cluster, data, tmp_path):
+    """Issue 22's containment rule holds on the nodes too: discovery never reads a file whose
+    link leads outside the directory, and the driver reports it as a local run does. It runs
+    before the two tests that remove n2 and n1: it needs n1 alive."""
+    outside = tmp_path / "outside.safetensors"
+    outside.write_bytes((data["correct"] / shards_by_size(data["correct"])[0]).read_bytes())
+    folder = tmp_path / "linked"
+    folder.mkdir()
+    small = shards_by_size(data["correct"])[-1]
+    shutil.copy(data["correct"] / small, folder / small)
+    (folder / "model-escape.safetensors").symlink_to(outside)
+    sim_cluster.spread(folder, {"n1": [small]})
+    for label in ("n1", "n2"):
+        view = Path(str(sim_cluster.roots[label]) + str(folder))
+        view.mkdir(parents=True, exist_ok=True)
+        (view / "model-escape.safetensors").symlink_to(outside)
+    local = scan(folder).to_dict()
+    assert [f["code"] for f in local["findings"]].count("IX010") == 1
+    remote = scan(folder, ray=sim_cluster.address, ray_path_map=sim_cluster.path_map)
+    cluster = _same(local, remote.to_dict())
+    assert _files_read(cluster) == {"n0": [], "n1": [small], "n2": []}
+
+
 def test_a_node_killed_during_the_data_pass_means_retry_elsewhere_or_a_finding(
     sim_cluster, data, monkeypatch
 ):
@@ -416,25 +439,3 @@ def test_a_node_killed_before_the_data_pass_means_findings_for_what_it_alone_hel
     for shard in (large, small):  # their task failed on n1
         assert any(f.file.endswith(shard) and "node n1" in f.message for f in lost)
     assert any(f.file.endswith(INDEX) and middle in f.message for f in lost)  # the index names it
-
-
-def test_a_link_leaving_the_directory_is_ix010_on_the_nodes_as_locally(sim_cluster, data, tmp_path):
-    """Issue 22's containment rule holds on the nodes too: discovery never reads a file whose
-    link leads outside the directory, and the driver reports it as a local run does."""
-    outside = tmp_path / "outside.safetensors"
-    outside.write_bytes((data["correct"] / shards_by_size(data["correct"])[0]).read_bytes())
-    folder = tmp_path / "linked"
-    folder.mkdir()
-    small = shards_by_size(data["correct"])[-1]
-    shutil.copy(data["correct"] / small, folder / small)
-    (folder / "model-escape.safetensors").symlink_to(outside)
-    sim_cluster.spread(folder, {"n1": [small]})
-    for label in ("n1", "n2"):
-        view = Path(str(sim_cluster.roots[label]) + str(folder))
-        view.mkdir(parents=True, exist_ok=True)
-        (view / "model-escape.safetensors").symlink_to(outside)
-    local = scan(folder).to_dict()
-    assert [f["code"] for f in local["findings"]].count("IX010") == 1
-    remote = scan(folder, ray=sim_cluster.address, ray_path_map=sim_cluster.path_map)
-    cluster = _same(local, remote.to_dict())
-    assert _files_read(cluster) == {"n0": [], "n1": [small], "n2": []}

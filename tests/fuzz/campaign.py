@@ -7,6 +7,7 @@ corpus; the committed corpus is replayed by tests/test_fuzz.py and rust/core/tes
 from __future__ import annotations
 
 import hashlib
+import importlib
 import multiprocessing as mp
 import os
 import queue
@@ -23,6 +24,7 @@ CORPUS = Path(__file__).parent / "corpus"
 CORPUS_CAP = 340
 CRASH, HANG = "crash (worker died)", "hang (no progress)"
 STARTING = -1  # the worker's current case before its first
+FINISHED = -2  # the worker ran every case it was given and stopped
 
 
 @dataclass
@@ -123,33 +125,48 @@ def _injected_faults() -> dict[int, str]:
     return {int(index): fault for fault, index in pairs}
 
 
-def _worker(seed, start, current, results, seen, corpus, save_new):
+def _worker(seed, start, current, results, seen, corpus, save_new, target=__name__, stop=None):
+    # `target` names the module whose case_for / judge / minimize / save run (this one for
+    # safetensors, tests.torch.fuzz for torch files); the watchdog is the same for both.
+    fuzzer = importlib.import_module(target)
     faults = _injected_faults()
     with tempfile.TemporaryDirectory(prefix="e3fuzz-") as tmp:
         workdir = Path(tmp)
+        os.chdir(workdir)  # a payload that ran would leave its file here, where judge looks
         index = start
         while True:
+            if stop is not None and index >= stop:
+                results.put(None)  # the end: everything before it has been sent
+                current.value = FINISHED
+                return
             current.value = index
             if faults.get(index) == "crash":
+                # What was judged before it is delivered first (the queue's feeder thread
+                # would die with the process), so the test can count every case.
+                results.close()
+                results.join_thread()
                 os.abort()
             if faults.get(index) == "hang":
                 time.sleep(3600)
-            kind, blob = case_for(seed, index)
-            verdict = judge(kind, blob, workdir)
+            kind, blob = fuzzer.case_for(seed, index)
+            verdict = fuzzer.judge(kind, blob, workdir)
             signature = (kind, *verdict)
             saved = None
             if save_new and signature not in seen:
                 seen[signature] = True
-                saved = save(kind, minimize(kind, blob, workdir), Path(corpus))
+                saved = fuzzer.save(kind, fuzzer.minimize(kind, blob, workdir), Path(corpus))
             results.put((kind, verdict[0], saved))
             index += 1
 
 
-def _drain(results, report: Report, wait: float = 0.0) -> None:
-    """Counts every result the worker has sent (waiting up to `wait` for the first)."""
+def _drain(results, report: Report, wait: float = 0.0) -> bool:
+    """Counts every result the worker has sent (waiting up to `wait` for the first); True once
+    its end mark has come."""
     try:
         item = results.get(timeout=wait) if wait else results.get_nowait()
         while True:
+            if item is None:
+                return True
             kind, category, saved = item
             report.execs += 1
             report.outcomes[(kind, category)] += 1
@@ -160,12 +177,21 @@ def _drain(results, report: Report, wait: float = 0.0) -> None:
             item = results.get_nowait()
     except queue.Empty:
         pass
+    return False
 
 
 def run(
-    seconds: float, seed: int = 0, case_timeout: float = 10.0, corpus: Path | None = None
+    seconds: float = float("inf"),
+    seed: int = 0,
+    case_timeout: float = 10.0,
+    corpus: Path | None = None,
+    target: str = __name__,
+    cases: int | None = None,
 ) -> Report:
-    """Fuzzes for `seconds` of wall time; with `corpus`, new outcomes are minimized into it."""
+    """Fuzzes for `seconds` of wall time; with `corpus`, new outcomes are minimized into it.
+    `target` is the module of the cases and the judge (see `_worker`). With `cases`, the run is
+    cases 0 .. cases-1 of `seed` (leave `seconds` unbounded): the same cases on every machine."""
+    fuzzer = importlib.import_module(target)
     ctx = mp.get_context("spawn")
     report = Report()
     manager = ctx.Manager()
@@ -176,12 +202,13 @@ def run(
     began = time.monotonic()
     while time.monotonic() < deadline:
         current, results = ctx.Value("q", STARTING), ctx.Queue()
-        args = (seed, start, current, results, seen, str(corpus), corpus is not None)
+        args = (seed, start, current, results, seen, str(corpus), corpus is not None, target, cases)
         worker = ctx.Process(target=_worker, args=args, daemon=True)
         worker.start()
         last_progress, last_index = time.monotonic(), STARTING
+        ended = False
         while True:
-            _drain(results, report, wait=0.5)
+            ended = _drain(results, report, wait=0.5) or ended
             now = time.monotonic()
             # Start-up (imports, on a loaded machine) is no case: the timeout starts at the first.
             if current.value != last_index or current.value == STARTING:
@@ -193,17 +220,23 @@ def run(
         if worker.is_alive():
             worker.kill()
         worker.join()
-        _drain(results, report)
+        ended = ended or _drain(results, report)
         last_index = current.value  # the case it died or stalled on, however recent
+        if last_index == FINISHED:
+            # A finished worker's results are all in the pipe, the end mark last; a queue read
+            # may still miss them for a moment after the process has gone.
+            while not ended:
+                ended = _drain(results, report, wait=1.0)
+            break
         if now >= deadline and not (dead or hung):
             break
         if last_index == STARTING:
             raise RuntimeError(f"fuzz worker died before its first case (exit {worker.exitcode})")
-        kind, blob = case_for(seed, last_index)
+        kind, blob = fuzzer.case_for(seed, last_index)
         category = HANG if hung else CRASH
         report.outcomes[(kind, category)] += 1
         report.execs += 1
-        name = save(kind, blob, corpus) if corpus is not None else None
+        name = fuzzer.save(kind, blob, corpus) if corpus is not None else None
         report.failures.append((kind, category, name))
         start = last_index + 1
     manager.shutdown()

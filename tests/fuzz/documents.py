@@ -272,7 +272,18 @@ def _well_typed(blob: bytes) -> bool:
         typed = isinstance(size, int) and not isinstance(size, bool) and 0 <= size < 2**64
         if size is not None and not typed:
             return False
+        # The listing asks ?blobs=true, which the Hub answers with every file's size; a file the
+        # reader would fetch without one is refused in one line (reader/remote/hub.py).
+        if size is None and _fetched(s["rfilename"]):
+            return False
     return True
+
+
+def _fetched(name: str) -> bool:
+    """Whether the Hub reader fetches this repo file: a top-level shard, index or config."""
+    return "/" not in name and (
+        name.endswith(".safetensors") or name in ("config.json", "model.safetensors.index.json")
+    )
 
 
 _HUB: Any = None
@@ -322,7 +333,7 @@ def judge_modelinfo(blob: bytes, workdir: Path) -> tuple[str, bool, tuple[str, .
         if "\n" in message or not message.startswith("http"):
             return oracle.UNLOCATED, typed, ("remote-error",)
         about_info = "/api/models/" in message.split(": ", 1)[0]
-        if typed and about_info and "no .safetensors" not in message:
+        if typed and about_info and "no weights files" not in message:
             return oracle.STRICTER, typed, ("remote-error",)
         return oracle.OK, typed, ("remote-error",)
     return (oracle.OK if typed else oracle.MISSED), typed, ()

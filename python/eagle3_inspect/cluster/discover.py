@@ -2,9 +2,10 @@
 
 Resolves the node's view of the path the way the local reader does for a file, a directory or
 an index (Hugging Face cache folders are not offered over Ray) and reports every readable
-`.safetensors` file (name, size, identity), and the index and config texts when it has them.
-Every file but the one named is held to the local reader's containment rule: one whose link
-leads outside the directory is not read, only named (`escaped`; the driver makes it IX010).
+weights file (name, size, identity; which files are weights: `_native.choose_weight_files`, the
+local reader's rule), and the index and config texts when it has them. Every file but the one
+named is held to the local reader's containment rule: one whose link leads outside the
+directory is not read, only named (`escaped`; the driver makes it IX010).
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ import os
 import stat
 from typing import Any
 
+from eagle3_inspect._native import choose_weight_files, weight_files_for_index
 from eagle3_inspect.reader.untrusted import resolves_inside
 
-INDEX_NAME = "model.safetensors.index.json"
 CONFIG_NAME = "config.json"
 # A file's first bytes up to the end of its header are sent with the listing when they fit in
 # this many bytes: opening the checkpoint then needs no round trip to the node for them.
@@ -54,13 +55,6 @@ def _text(path: str, cap: int) -> str | None:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise NotText(path) from exc
-
-
-def _find_index(root: str, names: list[str]) -> str | None:
-    if INDEX_NAME in names:
-        return INDEX_NAME
-    found = [n for n in names if n.endswith(".safetensors.index.json")]
-    return found[0] if len(found) == 1 else None
 
 
 def _head(path: str, size: int, whole_cap: int) -> bytes:
@@ -125,7 +119,7 @@ def _discover(local_path: str, whole_cap: int) -> dict[str, Any]:
         if base.endswith(".index.json"):
             result["kind"] = "index"
             names = sorted(os.listdir(root))
-            chosen = [n for n in names if n.endswith(".safetensors")]
+            chosen = weight_files_for_index(base, names)
             text = _text(local_path, INDEX_CAP)
             result["index"] = None if text is None else (base, text)
         else:
@@ -141,8 +135,7 @@ def _discover(local_path: str, whole_cap: int) -> dict[str, Any]:
         result["kind"] = "dir"
         result["local_root"] = root
         names = sorted(os.listdir(root))
-        chosen = [n for n in names if n.endswith(".safetensors")]
-        index = _find_index(root, names)
+        chosen, index, _ = choose_weight_files(names)
         if index is not None and _inside(root, index, result):
             text = _text(os.path.join(root, index), INDEX_CAP)
             result["index"] = None if text is None else (index, text)

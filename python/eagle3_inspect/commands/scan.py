@@ -113,6 +113,7 @@ class ScanReport:
             "files": [
                 {
                     "path": f.path,
+                    "format": f.format,
                     "bytes": f.bytes,
                     "tensors": f.tensors,
                     "data_offset": f.data_offset,

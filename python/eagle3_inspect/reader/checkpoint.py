@@ -1,4 +1,5 @@
-"""`Checkpoint`: an opened safetensors checkpoint (file, sharded directory or HF cache snapshot)."""
+"""`Checkpoint`: an opened checkpoint (file, sharded directory or HF cache snapshot) of safetensors
+or torch.save files."""
 
 from __future__ import annotations
 
@@ -31,9 +32,11 @@ _build_info = fast_builder(TensorInfo)
 
 @dataclass(frozen=True)
 class FileInfo:
-    """One safetensors file of the checkpoint."""
+    """One weights file of the checkpoint: `format` is "safetensors", "torch-zip" or
+    "torch-legacy" (for a torch file `header_bytes` is its pickle's length, `data_offset` None)."""
 
     path: str
+    format: str
     bytes: int
     tensors: int
     header_bytes: int | None

@@ -1,7 +1,7 @@
-//! `Code`: every finding code the core can emit (ST, IX, VM), with its severity.
+//! `Code`: every finding code the core can emit (ST, IX, PT, VM), with its severity.
 //!
 //! Generated at build time (`build.rs`) from the rule registry's
-//! `eagle3_inspect/rules/{st_ix,vm}/codes.toml`, where each code is defined once with its
+//! `eagle3_inspect/rules/{st_ix,vm,pt}/codes.toml`, where each code is defined once with its
 //! severity, summary, explanation, example, hint and evidence: an emit site names a `Code` and
 //! never a severity, and a code missing from codes.toml does not compile.
 
@@ -40,7 +40,7 @@ mod tests {
 
     #[test]
     fn every_family_is_numbered_from_one_without_gaps() {
-        for family in ["ST", "IX", "VM"] {
+        for family in ["ST", "IX", "PT", "VM"] {
             let numbers: Vec<String> = Code::ALL
                 .iter()
                 .filter_map(|c| c.as_str().strip_prefix(family).map(str::to_owned))

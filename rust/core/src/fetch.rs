@@ -41,13 +41,24 @@ pub struct Fetched<'a> {
     pub data: Cow<'a, [u8]>,
 }
 
+impl Fetched<'_> {
+    /// True when the bytes are borrowed from the shard's read-only file map (page release after
+    /// reading is then safe). A torch view's materialized values (strided, byte-swapped or
+    /// inflated) and a ranged source's reads are heap buffers: releasing their pages would zero
+    /// them under the pass still reading them.
+    pub fn is_mapped(&self) -> bool {
+        !self.shard.is_ranged() && matches!(self.data, Cow::Borrowed(_))
+    }
+}
+
 /// What a batch's work is told besides its bytes.
 pub struct BatchContext<'p> {
     /// Progress and cancellation for the work. For ranged bytes the reads already advanced the
     /// progress, so this one only carries cancellation.
     pub progress: &'p dyn Progress,
-    /// True when every byte is borrowed from a map (page release after reading is then safe; on
-    /// read buffers it would zero live heap pages).
+    /// True when every byte of the batch is borrowed from a map ([`Fetched::is_mapped`]: page
+    /// release after reading is then safe; on read or materialized buffers it would zero live
+    /// heap pages).
     pub mapped: bool,
 }
 
@@ -80,7 +91,7 @@ pub fn for_each_batch<'c, R>(
             .collect::<Result<Vec<_>>>()?;
         let context = BatchContext {
             progress,
-            mapped: true,
+            mapped: fetched.iter().all(Fetched::is_mapped),
         };
         return work(0..items.len(), fetched, &context);
     }
@@ -139,15 +150,76 @@ fn batches(sizes: &[u64], group: usize, limit: u64) -> Vec<Range<usize>> {
 }
 
 fn declared_len(ckpt: &Checkpoint, name: &str) -> u64 {
-    ckpt.entry(name)
-        .and_then(|(_, e)| e.range)
-        .map_or(0, |(b, e)| e.saturating_sub(b))
+    ckpt.entry(name).and_then(|(_, e)| e.nbytes()).unwrap_or(0)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::batches;
+    use super::{batches, for_each_batch, Fetched};
+    use crate::stats::{compute_stats, hash_bytes, StatsOptions, StatsTask, DEFAULT_CHUNK_BYTES};
+    use crate::torch::test_files::{f32s, state_dict, torch_zip, Spec};
+    use crate::{Checkpoint, Dtype, NoProgress};
     use proptest::prelude::*;
+
+    /// A 64 x 4096 F32 weight `w` (1 MiB, many whole pages) and `t`, its transpose: a strided
+    /// torch view whose values are materialized into a heap buffer when read.
+    fn weight_and_transpose() -> (tempfile::TempDir, Vec<f32>, Vec<f32>) {
+        let (rows, cols) = (64usize, 4096usize);
+        let values: Vec<f32> = (0..rows * cols)
+            .map(|i| (i % 1009) as f32 - 500.0)
+            .collect();
+        let transposed: Vec<f32> = (0..rows * cols)
+            .map(|i| values[(i % rows) * cols + i / rows])
+            .collect();
+        let mut w = Spec::plain("w", "FloatStorage", "0", &[rows as u64, cols as u64]);
+        let mut t = w.clone();
+        t.name = "t".into();
+        t.shape = vec![cols as u64, rows as u64];
+        t.stride = vec![1, cols as u64];
+        w.numel = (rows * cols) as u64;
+        let bytes = torch_zip(state_dict(&[w, t], false), &[("0", f32s(&values))]);
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("pytorch_model.bin"), bytes).unwrap();
+        (dir, values, transposed)
+    }
+
+    /// A materialized view is a heap buffer: its batch must not be released as a file map's
+    /// pages (that zeroed the bytes under the pass, so the hash, whose last block is read after
+    /// the statistics, was that of zeros), and a stats pass hashes its logical values.
+    #[test]
+    fn a_batch_holding_a_materialized_torch_view_is_not_mapped_and_hashes_its_values() {
+        let (dir, values, transposed) = weight_and_transpose();
+        let ckpt = Checkpoint::open(dir.path()).unwrap();
+        for (names, want_mapped) in [(&["w"][..], true), (&["w", "t"][..], false)] {
+            let items: Vec<_> = names.iter().map(|n| (&ckpt, *n)).collect();
+            let hashes = for_each_batch(&items, 1, Some(2), &NoProgress, |_, fetched, context| {
+                assert_eq!(context.mapped, want_mapped, "{names:?}");
+                assert!(fetched[0].is_mapped(), "a zero-copy tensor is mapped");
+                assert_eq!(fetched.iter().all(Fetched::is_mapped), want_mapped);
+                let tasks: Vec<_> = fetched
+                    .iter()
+                    .map(|f| StatsTask {
+                        dtype: Dtype::F32,
+                        numel: f.entry.numel().unwrap(),
+                        data: &f.data,
+                    })
+                    .collect();
+                let opts = StatsOptions {
+                    threads: Some(2),
+                    hash: true,
+                    release_pages: context.mapped,
+                    ..StatsOptions::default()
+                };
+                let stats = compute_stats(&tasks, &opts, context.progress)?;
+                Ok(stats.into_iter().map(|s| s.hash.unwrap()).collect())
+            })
+            .unwrap();
+            let logical = [f32s(&values), f32s(&transposed)];
+            for (hash, want) in hashes.iter().zip(&logical) {
+                assert_eq!(*hash, hash_bytes(want, DEFAULT_CHUNK_BYTES), "{names:?}");
+            }
+        }
+    }
 
     proptest! {
         #[test]

@@ -1,4 +1,4 @@
-//! eagle3-inspect core: a strict, parallel, memory-mapped safetensors reader with per-tensor
+//! eagle3-inspect core: a strict, parallel, memory-mapped safetensors (and torch.save) reader with per-tensor
 //! statistics, d2t/t2d vocab-mapping analysis and numeric diffs, for EAGLE-3 drafter checkpoints.
 //!
 //! Plain Rust, no Python: the `eagle3-inspect-py` crate is a thin binding over this.
@@ -23,6 +23,7 @@ pub mod regular;
 pub mod shard;
 pub mod source;
 pub mod stats;
+pub mod torch;
 pub mod vocab;
 pub mod write;
 

@@ -1,5 +1,6 @@
-//! One safetensors file, memory-mapped read-only and fault-guarded (or read by ranges from a
-//! [`RangeSource`]), with its validated header.
+//! One weights file, memory-mapped read-only and fault-guarded (or read by ranges from a
+//! [`RangeSource`]), with its validated header: a safetensors file, or a `torch.save` file read
+//! by [`crate::torch`] into the same tensor table.
 
 use crate::error::{Error, Result};
 use crate::finding::Finding;
@@ -8,6 +9,7 @@ use crate::header::{read_header, Header, TensorEntry};
 use crate::progress::Progress;
 use crate::regular::open_regular;
 use crate::source::{read_exact, RangeSource};
+use crate::torch::{self, Format};
 use memmap2::Mmap;
 use std::borrow::Cow;
 use std::fs::{File, Metadata};
@@ -27,11 +29,13 @@ enum Bytes {
     },
 }
 
-/// A safetensors file: its map, its header (when it has one) and the `ST` findings about it.
+/// A weights file: its map, its header (when it has one) and the `ST` (or `PT`) findings about it.
 #[derive(Debug)]
 pub struct Shard {
     /// The path as the checkpoint names it (inside an HF snapshot: the symlink, not the blob).
     pub path: PathBuf,
+    /// The file's format (from its name and first bytes).
+    pub format: Format,
     /// File size in bytes.
     pub file_len: u64,
     /// The parsed header; `None` when the file has no usable header.
@@ -85,13 +89,21 @@ impl Shard {
         };
         let mut shard = Shard {
             path: path.to_owned(),
+            format: Format::Safetensors,
             file_len,
             header: None,
             findings: Vec::new(),
             bytes,
             identity: Some(identity(&meta)),
         };
-        shard.read_header();
+        shard.format = torch::sniff(path, shard.mapped());
+        if shard.format == Format::Safetensors {
+            shard.read_header();
+        } else {
+            let read = torch::read(&shard.mapped(), path, shard.format);
+            shard.header = read.header;
+            shard.findings = read.findings;
+        }
         Ok((shard, file))
     }
 
@@ -116,6 +128,26 @@ impl Shard {
             read_exact(&*source, offset, len).map_err(unreadable)
         };
         let mut prefix = read(0, usize::try_from(file_len.min(8)).unwrap_or(8))?;
+        let format = torch::sniff(path, &prefix);
+        if format != Format::Safetensors {
+            let ranged = torch::bytes::Ranged {
+                source: &*source,
+                progress,
+            };
+            let read = torch::read(&ranged, path, format);
+            if progress.is_cancelled() {
+                return Err(Error::Cancelled);
+            }
+            return Ok(Shard {
+                path: path.to_owned(),
+                format,
+                file_len,
+                header: read.header,
+                findings: read.findings,
+                bytes: Bytes::Ranged { source, prefix },
+                identity: None,
+            });
+        }
         if let Some(end) = header_end(&prefix, file_len) {
             let rest =
                 usize::try_from(end - 8).map_err(|_| unreadable("header too large".into()))?;
@@ -123,6 +155,7 @@ impl Shard {
         }
         let mut shard = Shard {
             path: path.to_owned(),
+            format,
             file_len,
             header: None,
             findings: Vec::new(),
@@ -189,10 +222,11 @@ impl Shard {
         self.tensor_range(entry).is_some()
     }
 
-    /// The mapped bytes of a readable tensor entry; `None` when the entry is not readable or the
-    /// shard is a ranged source (use [`Shard::read_tensor`] for either kind).
+    /// The mapped bytes of a readable tensor entry; `None` when the entry is not readable, the
+    /// shard is a ranged source, or the tensor's bytes are not one run of the file (a torch
+    /// view with a [`TensorEntry::layout`]); [`Shard::read_tensor`] reads every kind.
     pub fn mapped_tensor_bytes(&self, entry: &TensorEntry) -> Option<&[u8]> {
-        if self.is_ranged() {
+        if self.is_ranged() || entry.layout.is_some() {
             return None;
         }
         let (start, stop) = self.tensor_range(entry)?;
@@ -202,10 +236,16 @@ impl Shard {
     }
 
     /// The bytes of a readable tensor entry: borrowed from the map, or read from the ranged
-    /// source (one read, not kept). `Err` carries why they cannot be had.
+    /// source (one read, not kept); for a torch view, its logical values materialized from
+    /// the span it is read from (owned, even over a map). `Err` carries why they cannot be had.
     pub fn read_tensor(&self, entry: &TensorEntry) -> std::result::Result<Cow<'_, [u8]>, String> {
         const INVALID: &str =
             "its header entry is invalid or its data lies outside the file (see the ST findings)";
+        if let Some(layout) = &entry.layout {
+            let (start, stop) = self.tensor_range(entry).ok_or(INVALID)?;
+            let span = self.read_span(start, stop)?;
+            return layout.materialize(&span, start).map(Cow::Owned);
+        }
         match &self.bytes {
             Bytes::Ranged { source, .. } => {
                 let (start, stop) = self.tensor_range(entry).ok_or(INVALID)?;
@@ -219,6 +259,21 @@ impl Shard {
                 .mapped_tensor_bytes(entry)
                 .map(Cow::Borrowed)
                 .ok_or_else(|| INVALID.to_owned()),
+        }
+    }
+
+    /// The file bytes `[start, stop)` (inside the file: checked by the caller).
+    fn read_span(&self, start: u64, stop: u64) -> std::result::Result<Cow<'_, [u8]>, String> {
+        let len = usize::try_from(stop - start).map_err(|_| "span too large".to_owned())?;
+        match &self.bytes {
+            Bytes::Ranged { source, .. } => read_exact(&**source, start, len).map(Cow::Owned),
+            _ => {
+                let begin = usize::try_from(start).map_err(|_| "span too large".to_owned())?;
+                self.mapped()
+                    .get(begin..begin + len)
+                    .map(Cow::Borrowed)
+                    .ok_or_else(|| "the span lies outside the file".to_owned())
+            }
         }
     }
 

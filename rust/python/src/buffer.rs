@@ -23,7 +23,7 @@ pub struct TensorBuffer {
 
 impl TensorBuffer {
     /// A buffer over the mapped bytes of tensor `name`, which the caller has checked to be
-    /// readable, or over `read`, the bytes already read from a ranged source.
+    /// readable, or over `read`, the bytes already read (from a ranged source, or materialized).
     pub fn new(checkpoint: Arc<Checkpoint>, name: String, read: Option<Vec<u8>>) -> Self {
         TensorBuffer {
             checkpoint,

@@ -5,6 +5,7 @@ use crate::buffer::TensorBuffer;
 use crate::convert::{finding_dict, path_str, Record};
 use crate::errors::NativeResult;
 use crate::source::{open_sources, reraise, ListedFile, Readers};
+use eagle3_inspect_core::torch::Format;
 use eagle3_inspect_core::Checkpoint;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
@@ -90,18 +91,21 @@ impl NativeCheckpoint {
         ))
     }
 
-    /// One dict per opened file: path, bytes, tensors, header_bytes, data_offset, metadata.
+    /// One dict per opened file: path, format, bytes, tensors, header_bytes, data_offset,
+    /// metadata (for a torch file: header_bytes is the pickle's length, data_offset None).
     #[getter]
     fn files<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let list = PyList::empty(py);
         for shard in &self.inner.shards {
             let header = shard.header.as_ref();
+            let safetensors = shard.format == Format::Safetensors;
             let record = Record::new(py)
                 .set("path", path_str(&shard.path))?
+                .set("format", shard.format.name())?
                 .set("bytes", shard.file_len)?
                 .set("tensors", header.map_or(0, |h| h.tensors.len()))?
                 .set("header_bytes", header.map(|h| h.header_len))?
-                .set("data_offset", shard.data_start())?
+                .set("data_offset", shard.data_start().filter(|_| safetensors))?
                 .set("metadata", header.and_then(|h| h.metadata.clone()))?;
             list.append(record.dict)?;
         }
@@ -184,13 +188,17 @@ impl NativeCheckpoint {
         merged
     }
 
-    /// A zero-copy read-only buffer over a tensor's bytes.
-    /// For a ranged source the bytes are read now (GIL released) and the buffer owns them.
+    /// A zero-copy read-only buffer over a tensor's bytes. For a ranged source, or a torch
+    /// view whose values are materialized (strided, big-endian, deflated), the bytes are read
+    /// now (GIL released) and the buffer owns them.
     fn buffer(&self, py: Python<'_>, name: &str) -> PyResult<TensorBuffer> {
         let ckpt = &*self.inner;
         let read = py.detach(|| -> NativeResult<Option<Vec<u8>>> {
-            let (shard, _, data) = ckpt.tensor_bytes(name)?;
-            Ok(shard.is_ranged().then(|| data.into_owned()))
+            let (_, _, data) = ckpt.tensor_bytes(name)?;
+            Ok(match data {
+                std::borrow::Cow::Owned(bytes) => Some(bytes),
+                std::borrow::Cow::Borrowed(_) => None,
+            })
         });
         let read = reraise(&[self], read.map_err(PyErr::from))?;
         Ok(TensorBuffer::new(

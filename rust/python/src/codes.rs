@@ -2,7 +2,7 @@
 
 use pyo3::prelude::*;
 
-/// `[(code, severity)]` for every ST, IX and VM code the core can emit (severity as in JSON).
+/// `[(code, severity)]` for every ST, IX, PT and VM code the core can emit (severity as in JSON).
 #[pyfunction]
 pub fn emitted_codes() -> Vec<(&'static str, &'static str)> {
     eagle3_inspect_core::Code::ALL

@@ -26,7 +26,7 @@ fn checked_len(ckpt: &Checkpoint, name: &str) -> Result<u64, NativeError> {
             "tensor {name:?} has no valid dtype/shape"
         ))));
     }
-    Ok(entry.range.map_or(0, |(b, e)| e.saturating_sub(b)))
+    Ok(entry.nbytes().unwrap_or(0))
 }
 
 fn pair_side<'a>(fetched: &'a Fetched<'_>) -> PairSide<'a> {
@@ -127,7 +127,7 @@ pub fn content_hashes<'py>(
                 path: ckpt.path.clone(),
             })
         })?;
-        total = total.saturating_add(entry.range.map_or(0, |(b, e)| e.saturating_sub(b)));
+        total = total.saturating_add(entry.nbytes().unwrap_or(0));
     }
     let items: Vec<_> = names.iter().map(|n| (ckpt, n.as_str())).collect();
     let hashes = run_with_progress(py, total, progress.as_ref(), |p| {

@@ -1,6 +1,7 @@
 //! File-level safety exported to Python: the capped reader for small files (config.json), the
 //! thread-count limit, the IX011 check for tensors whose file shrank during a data pass, the
-//! containment rule (`fix` copies side files under it) and the nesting depth of untrusted JSON.
+//! containment rule (`fix` copies side files under it), the nesting depth of untrusted JSON,
+//! and which files of a folder are weights.
 
 use crate::checkpoint::NativeCheckpoint;
 use crate::convert::finding_dict;
@@ -53,6 +54,24 @@ pub fn changed_tensors<'py>(
         list.append(finding_dict(py, finding)?)?;
     }
     Ok(list)
+}
+
+/// Which of a folder's file `names` are its weights: `(files, index, skipped)` — the
+/// `.safetensors` files and their index, or without them the torch files and
+/// `pytorch_model.bin.index.json`; `skipped` are a trainer's side files left out. The rule a
+/// local folder is read by, for Hub listings and cluster nodes.
+#[pyfunction]
+pub fn choose_weight_files(names: Vec<String>) -> (Vec<String>, Option<String>, Vec<String>) {
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let choice = eagle3_inspect_core::checkpoint::names::choose(&names);
+    (choice.files, choice.index, choice.skipped)
+}
+
+/// The weights files beside the index file named `index` among `names` (files of its kind).
+#[pyfunction]
+pub fn weight_files_for_index(index: &str, names: Vec<String>) -> Vec<String> {
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    eagle3_inspect_core::checkpoint::names::files_for_index(index, &names)
 }
 
 /// Raises InvalidArgumentError for a thread count outside 1..=MAX_THREADS.

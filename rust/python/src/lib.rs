@@ -56,8 +56,8 @@ mod _native {
     use crate::floor::sum_words;
     #[pymodule_export]
     use crate::io::{
-        changed_tensors, check_threads, json_complete, json_nesting, read_config_text,
-        resolves_inside,
+        changed_tensors, check_threads, choose_weight_files, json_complete, json_nesting,
+        read_config_text, resolves_inside, weight_files_for_index,
     };
 
     /// The deepest JSON nesting accepted in any file or answer read (config, index, model info).

@@ -124,7 +124,7 @@ pub fn tensor_stats<'py>(
         None => every_readable(ckpt),
     };
     let total = selected.iter().fold(0u64, |total, (_, entry)| {
-        total.saturating_add(entry.range.map_or(0, |(b, e)| e.saturating_sub(b)))
+        total.saturating_add(entry.nbytes().unwrap_or(0))
     });
     let items: Vec<_> = selected.iter().map(|(n, _)| (ckpt, *n)).collect();
     let results = run_with_progress(py, total, progress.as_ref(), |p| {

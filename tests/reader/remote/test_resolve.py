@@ -39,7 +39,7 @@ def test_hub_paths_parse(path, repo, revision, sub):
 
 @pytest.mark.parametrize(
     "path",
-    ["hf://org", "hf://org/name@", "hf://org/na me", "hf://org/name/../x", "https://h/x.bin"],
+    ["hf://org", "hf://org/name@", "hf://org/na me", "hf://org/name/../x", "https://h/x.txt"],
 )
 def test_bad_remote_paths_are_refused(path):
     with pytest.raises(InvalidArgumentError):

@@ -23,10 +23,10 @@ def render_scan(report: ScanReport, console: Console) -> None:
     summary = report.summary()
     console.print(f"[bold]{ckpt.path}[/bold]  ({len(ckpt.files)} file(s), root {ckpt.root})")
     files = Table(title="Files", title_justify="left")
-    for column in ("file", "size", "tensors", "data offset"):
+    for column in ("file", "format", "size", "tensors", "data offset"):
         files.add_column(column, no_wrap=True)
     for f in ckpt.files:
-        files.add_row(f.path, human_bytes(f.bytes), str(f.tensors), _fmt(f.data_offset))
+        files.add_row(f.path, f.format, human_bytes(f.bytes), str(f.tensors), _fmt(f.data_offset))
     print_table(console, files)
     tensors = Table(
         title="Tensors" + (f" matching {report.filter!r}" if report.filter else ""),

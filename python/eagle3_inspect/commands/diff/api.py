@@ -20,6 +20,14 @@ from eagle3_inspect.reader.stats import ProgressCallback
 PathOrCheckpoint = str | os.PathLike[str] | Checkpoint
 
 
+def _metadata_diff(ca: Checkpoint, cb: Checkpoint) -> dict[str, Any]:
+    """The `__metadata__` diff; none when a side is only torch files, which have no metadata to
+    compare (a `.bin` against its safetensors twin differs in format, not in content)."""
+    if not all(any(f.format == "safetensors" for f in c.files) for c in (ca, cb)):
+        return key_path_diff({}, {})
+    return key_path_diff(ca.metadata, cb.metadata)
+
+
 def _all_names(ckpt: Checkpoint) -> set[str]:
     return set(ckpt.tensors) | ckpt.unreadable
 
@@ -105,7 +113,7 @@ def diff(
         b=cb,
         matching=matching,
         pairs=pairs,
-        metadata=key_path_diff(ca.metadata, cb.metadata),
+        metadata=_metadata_diff(ca, cb),
         config=config_diff(ca.config, cb.config),
         structure_only=structure_only,
         renames=renames,

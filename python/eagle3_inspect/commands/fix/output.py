@@ -1,12 +1,12 @@
 """Writing a planned `fix`: shard by shard into a temp directory beside DST (same file names, so
-the shard layout is kept), a fresh index, the rewritten config.json, side files copied byte for
-byte; every file and the directory fsynced. Each shard's tensors are verified as they are written
-(read back and compared with their source bytes, statistics taken from the same read: see
-`reader/writer.py`), which `verify` then uses instead of reading the data again. What fix writes
-gets the modes any new file gets under the user's umask (755 / 644 under umask 022), not the
-temp directory's private 700 / 600: a serving process running as another user must be able to
-load it. A failure or an interrupt removes the directory (a kill leaves it, and the next run
-removes it: see `destination`)."""
+the shard layout is kept; a torch file as its safetensors twin: `output_name`), a fresh index,
+the rewritten config.json, side files copied byte for byte; every file and the directory fsynced.
+Each shard's tensors are verified as they are written (read back and compared with their source
+bytes, statistics taken from the same read: see `reader/writer.py`), which `verify` then uses
+instead of reading the data again. What fix writes gets the modes any new file gets under the
+user's umask (755 / 644 under umask 022), not the temp directory's private 700 / 600: a serving
+process running as another user must be able to load it. A failure or an interrupt removes the
+directory (a kill leaves it, and the next run removes it: see `destination`)."""
 
 from __future__ import annotations
 
@@ -31,6 +31,18 @@ from eagle3_inspect.writer import WrittenFile, owned_tensor, sync_dir, write_saf
 
 INDEX = "model.safetensors.index.json"
 INDEX_CAP = 64 << 20  # the reader's cap on an index
+
+
+def output_name(source: str) -> str:
+    """The safetensors file written for the source file named `source` (a torch file's name as
+    transformers names its safetensors twin: `pytorch_model-00001-of-00002.bin` ->
+    `model-00001-of-00002.safetensors`)."""
+    if source.endswith(".safetensors"):
+        return source
+    stem = source.rsplit(".", 1)[0] if "." in source else source
+    if stem.startswith("pytorch_model"):
+        stem = "model" + stem.removeprefix("pytorch_model")
+    return stem + ".safetensors"
 
 
 def _umask() -> int:
@@ -60,7 +72,7 @@ def _shards(src: Checkpoint, plan: Plan) -> dict[str, list[tuple[str, str, str]]
         info = src.tensors[old]
         if old == "d2t" and plan.d2t is not None:
             continue
-        files[Path(info.file).name].append((new, info.file, old))
+        files[output_name(Path(info.file).name)].append((new, info.file, old))
     return files
 
 
@@ -72,7 +84,7 @@ def _owned(src: Checkpoint, plan: Plan) -> tuple[str | None, list[Any]]:
     if plan.t2d is not None:
         owned.append(owned_tensor("t2d", plan.t2d))
     home = src.tensors["d2t"].file if "d2t" in src.tensors else None
-    return (Path(home).name if home else None), owned
+    return (output_name(Path(home).name) if home else None), owned
 
 
 def _write_shards(
@@ -85,7 +97,7 @@ def _write_shards(
     if owned:
         home = home or (sorted(files)[0] if files else "model.safetensors")
         files.setdefault(home, [])
-    metadata = {Path(f.path).name: f.metadata for f in src.files}
+    metadata = {output_name(Path(f.path).name): f.metadata for f in src.files}
     weight_map: dict[str, str] = {}
     written = []
     for name, copied in sorted(files.items()):
@@ -126,6 +138,8 @@ def side_file_steps(src: Checkpoint, written: Collection[str] = ()) -> list[Step
     if not root.is_dir() or (Path(src.path).is_file() and src.index_path is None):
         return []
     skip = set(written) | {INDEX, "config.json"} | {Path(f.path).name for f in src.files}
+    if src.index_path:
+        skip.add(Path(src.index_path).name)  # a torch source's pytorch_model.bin.index.json
     names = sorted(n for n in os.listdir(root) if n not in skip and not n.startswith("."))
     return plan_copy(str(root), names, src.boundary)
 

@@ -11,18 +11,17 @@ from types import SimpleNamespace
 from typing import Any
 from urllib.parse import quote
 
-from eagle3_inspect._native import MAX_SHARDS, VERSION
+from eagle3_inspect._native import MAX_SHARDS, VERSION, choose_weight_files
 from eagle3_inspect.echo import clip
 from eagle3_inspect.errors import MissingDependencyError, RemoteSourceError
 from eagle3_inspect.reader.remote.files import local_file, remote_file
 from eagle3_inspect.reader.remote.http import Transport
-from eagle3_inspect.reader.remote.location import HubLocation
+from eagle3_inspect.reader.remote.location import WEIGHT_SUFFIXES, HubLocation
 from eagle3_inspect.reader.remote.model_info import RepoFile, read_model_info
 from eagle3_inspect.reader.remote.traffic import Traffic
 from eagle3_inspect.reader.source import SourceFile, SourceListing
 from eagle3_inspect.reader.untrusted import read_regular, resolves_inside
 
-INDEX = "model.safetensors.index.json"
 CONFIG = "config.json"
 # The model-info answer lists every file of the repo: generous, but bounded.
 MAX_INFO_BYTES = 64 << 20
@@ -107,7 +106,8 @@ def offline_listing(hub: Any, location: HubLocation) -> SourceListing:
                 os.path.join(folder, name),
                 f"the link leads outside the cache repository {boundary} (IX010); not read",
             )
-    files = [local_file(n, os.path.join(folder, n)) for n in names if n.endswith(".safetensors")]
+    weights, index, _ = choose_weight_files(names)
+    files = [local_file(n, os.path.join(folder, n)) for n in weights]
 
     def text(name: str) -> tuple[str, str] | None:
         if name not in names:
@@ -117,7 +117,9 @@ def offline_listing(hub: Any, location: HubLocation) -> SourceListing:
             raise RemoteSourceError(f"{location.root}/{name}", "larger than 64 MiB")
         return name, file.read(0, file.size).decode("utf-8", errors="replace")
 
-    return SourceListing(location.given, location.root, files, text(INDEX), text(CONFIG))
+    return SourceListing(
+        location.given, location.root, files, text(index) if index else None, text(CONFIG)
+    )
 
 
 def hub_listing(location: HubLocation, traffic: Traffic) -> SourceListing:
@@ -139,13 +141,14 @@ def hub_listing(location: HubLocation, traffic: Traffic) -> SourceListing:
         for f in info.files
         if f.path.startswith(prefix) and "/" not in f.path[len(prefix) :]
     }
-    if not any(n.endswith(".safetensors") or n == CONFIG for n in sizes):
+    weights, index, _ = choose_weight_files(sorted(sizes))
+    if not weights and index is None and CONFIG not in sizes:
         raise RemoteSourceError(api, _nothing_here(location, commit, info.files))
-    shards = sum(n.endswith(".safetensors") for n in sizes)
-    if shards > MAX_SHARDS:
+    if len(weights) > MAX_SHARDS:
+        kind = ".safetensors" if weights[0].endswith(".safetensors") else "torch weights"
         raise RemoteSourceError(
             location.root,
-            f"holds {shards} .safetensors files, more than the {MAX_SHARDS} one checkpoint may "
+            f"holds {len(weights)} {kind} files, more than the {MAX_SHARDS} one checkpoint may "
             "have; refusing to open them",
         )
     cache = _cache_dir(hub)
@@ -171,8 +174,10 @@ def hub_listing(location: HubLocation, traffic: Traffic) -> SourceListing:
             raise RemoteSourceError(location.root + "/" + name, "larger than 64 MiB")
         return name, data.decode("utf-8", errors="replace")
 
-    files = [source(n) for n in sorted(sizes) if n.endswith(".safetensors")]
-    return SourceListing(location.given, location.root, files, text(INDEX), text(CONFIG))
+    files = [source(n) for n in weights]
+    return SourceListing(
+        location.given, location.root, files, text(index) if index else None, text(CONFIG)
+    )
 
 
 def _nothing_here(location: HubLocation, commit: str, files: list[RepoFile]) -> str:
@@ -183,10 +188,10 @@ def _nothing_here(location: HubLocation, commit: str, files: list[RepoFile]) -> 
         {
             f.path[len(prefix) :].rsplit("/", 1)[0]
             for f in files
-            if f.path.startswith(prefix) and f.path.endswith(".safetensors")
+            if f.path.startswith(prefix) and f.path.endswith(WEIGHT_SUFFIXES)
         }
     )
-    message = f"no .safetensors files or config.json in {location.root} at commit {commit}"
+    message = f"no weights files or config.json in {location.root} at commit {commit}"
     if below:
         message += "; weights are under: " + ", ".join(f"{location.root}/{b}" for b in below[:5])
     return message

@@ -59,6 +59,10 @@ class UrlLocation:
         return self.url.rsplit("/", 1)[1]
 
 
+# Weights files a URL may name: safetensors, and what torch.save writes.
+WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".ckpt")
+
+
 def is_remote(path: object) -> bool:
     """True for `hf://...`, `http://...` and `https://...` strings."""
     if isinstance(path, os.PathLike) or not isinstance(path, str):
@@ -71,10 +75,11 @@ def parse(path: str) -> HubLocation | UrlLocation:
     if path.startswith(HF_SCHEME):
         return _parse_hub(path)
     url = path.split("?", 1)[0].split("#", 1)[0]
-    if not url.endswith((".safetensors", ".index.json", "/config.json")):
+    if not url.endswith((*WEIGHT_SUFFIXES, ".index.json", "/config.json")):
         raise InvalidArgumentError(
-            f"{path}: a URL must name a .safetensors file, a model.safetensors.index.json or "
-            "(as a --target) a config.json"
+            f"{path}: a URL must name a .safetensors (or torch .bin/.pt/.pth) file, an index "
+            "(model.safetensors.index.json, pytorch_model.bin.index.json) or (as a --target) "
+            "a config.json"
         )
     return UrlLocation(path, url)
 

@@ -1,4 +1,4 @@
-"""A plain HTTP(S) URL (`.../model.safetensors` or `.../model.safetensors.index.json`) as a
+"""A plain HTTP(S) URL (`.../model.safetensors`, `.../pytorch_model.bin` or an index) as a
 `SourceListing`. The index names the shards, fetched beside it; `config.json` is looked for
 beside the file (a 404 means none). A shard's size comes from its first ranged read (the
 `Content-Range` total), and those first bytes are kept for the reader's prefix read."""
@@ -17,7 +17,7 @@ from eagle3_inspect.reader.source import SourceFile, SourceListing
 from eagle3_inspect.reader.untrusted import UntrustedInputError, parse_object
 
 MAX_TEXT_BYTES = 64 << 20
-PLAIN_NAME = re.compile(r"^[^/\\]+\.safetensors$")
+PLAIN_NAME = re.compile(r"^[^/\\]+\.(safetensors|bin|pt|pth|ckpt)$")
 PREFIX = 8  # the safetensors length prefix: the reader's first read of every file
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import replace
 
+from eagle3_inspect.echo import clip
 from eagle3_inspect.findings import Finding
 
 REFUSALS = ("EN004", "EN008")
@@ -31,4 +32,5 @@ def fold_under_refusal(findings: list[Finding]) -> list[Finding]:
         return findings
     counts = ", ".join(f"{code} x{n}" for code, n in sorted(Counter(f.code for f in rest).items()))
     note = f" [{len(rest)} follow-on finding(s) for this engine folded here: {counts}]"
-    return [replace(head, message=head.message + note)]
+    # The note goes on a message already clipped to the echo cap: clip again, keeping its ends.
+    return [replace(head, message=clip(head.message + note))]

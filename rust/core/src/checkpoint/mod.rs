@@ -7,6 +7,7 @@ mod contain;
 mod index;
 mod index_parse;
 mod listing;
+pub mod names;
 mod plan;
 mod resolve;
 
@@ -228,7 +229,7 @@ fn assemble(
     if shards.is_empty() && !explained {
         return Err(Error::InvalidCheckpoint {
             path: path.to_owned(),
-            reason: "no .safetensors files to inspect".into(),
+            reason: "no weights files to inspect".into(),
         });
     }
     let mut st: Vec<Finding> = shards
@@ -240,9 +241,23 @@ fn assemble(
     if let Some(index) = &index {
         index::reconcile(index, &shards, &plan, &mut findings);
     } else if shards.len() > 1 {
+        let (kind, index) = if shards
+            .iter()
+            .all(|s| s.format == crate::torch::Format::Safetensors)
+        {
+            (".safetensors", names::SAFETENSORS_INDEX)
+        } else {
+            ("torch", names::TORCH_INDEX)
+        };
         findings.push(
-            Finding::new(Code::IX008, format!("{} .safetensors files and no model.safetensors.index.json: loaders may pick one file or all", shards.len()))
-                .file(file_set.root.clone()),
+            Finding::new(
+                Code::IX008,
+                format!(
+                    "{} {kind} files and no {index}: loaders may pick one file or all",
+                    shards.len()
+                ),
+            )
+            .file(file_set.root.clone()),
         );
     }
     let tensors = logical_tensors(&shards, index.as_ref());

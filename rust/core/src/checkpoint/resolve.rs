@@ -1,10 +1,13 @@
 //! Path resolution: which files make up the checkpoint at a path (single file, directory,
-//! sharded directory with an index, Hugging Face cache repo or snapshot).
+//! sharded directory with an index, Hugging Face cache repo or snapshot), safetensors or torch
+//! (which files are weights: `names`).
 
 use super::contain::{boundary_of, canonical, escape_finding, resolves_inside};
+use super::names::{self, Choice};
 use crate::error::{Error, Result};
 use crate::finding::Finding;
 use crate::regular::{read_capped_text, REFS_CAP};
+use crate::Code;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -15,7 +18,8 @@ pub struct FileSet {
     pub root: PathBuf,
     /// The sharding index, when there is one.
     pub index: Option<PathBuf>,
-    /// The `.safetensors` files in the root, sorted (or the single file given).
+    /// The weights files in the root, sorted (or the single file given): its `.safetensors`
+    /// files, or when it has none, its torch files.
     pub files: Vec<PathBuf>,
     /// `config.json` beside the weights, when present.
     pub config: Option<PathBuf>,
@@ -32,8 +36,6 @@ pub struct FileSet {
     /// IX010 findings met while resolving (a `refs/main` that leads outside the repo).
     pub findings: Vec<Finding>,
 }
-
-const INDEX_NAME: &str = "model.safetensors.index.json";
 
 /// Resolves `path` to the files of the checkpoint it names.
 pub fn resolve(path: &Path) -> Result<FileSet> {
@@ -52,8 +54,14 @@ pub fn resolve(path: &Path) -> Result<FileSet> {
             .and_then(|n| n.to_str())
             .unwrap_or_default();
         if name.ends_with(".index.json") {
+            let listed = list_names(&root)?;
+            let listed: Vec<&str> = listed.iter().map(String::as_str).collect();
+            let files = names::files_for_index(name, &listed);
+            if files.len() > super::MAX_SHARDS {
+                return Err(super::too_many_shards(&root, "holds", files.len()));
+            }
             return Ok(FileSet {
-                files: safetensors_files(&root)?,
+                files: files.iter().map(|n| root.join(n)).collect(),
                 config: config_in(&root),
                 index: Some(path.to_owned()),
                 boundary: boundary_of(&root),
@@ -81,18 +89,39 @@ pub fn resolve(path: &Path) -> Result<FileSet> {
     let snapshot = hf_snapshot(path, &mut findings)?;
     let in_hf_cache = snapshot.is_some();
     let root = snapshot.unwrap_or_else(|| path.to_owned());
-    let files = safetensors_files(&root)?;
-    let index = find_index(&root)?;
+    let listed = list_names(&root)?;
+    let listed: Vec<&str> = listed.iter().map(String::as_str).collect();
+    let Choice {
+        files,
+        index,
+        skipped,
+    } = names::choose(&listed);
+    if files.len() > super::MAX_SHARDS {
+        return Err(super::too_many_shards(&root, "holds", files.len()));
+    }
     if files.is_empty() && index.is_none() {
         return Err(Error::InvalidCheckpoint {
             path: path.to_owned(),
-            reason: "no .safetensors files and no model.safetensors.index.json here".into(),
+            reason: "no weights here: no .safetensors files, no model.safetensors.index.json, \
+                     and no torch files (.bin, .pt, .pth) or pytorch_model.bin.index.json"
+                .into(),
         });
+    }
+    if !skipped.is_empty() {
+        findings.push(
+            Finding::new(
+                Code::PT019, format!(
+                    "{} not inspected: a trainer's side files, not weights (scan one by its path to check it)",
+                    skipped.join(", ")
+                ),
+            )
+            .file(root.clone()),
+        );
     }
     Ok(FileSet {
         config: config_in(&root),
-        index,
-        files,
+        index: index.map(|n| root.join(n)),
+        files: files.iter().map(|n| root.join(n)).collect(),
         boundary: if in_hf_cache {
             canonical(path)
         } else {
@@ -132,36 +161,12 @@ fn list(dir: &Path) -> Result<Vec<PathBuf>> {
     Ok(names)
 }
 
-/// The `.safetensors` files in `dir`, sorted; more than [`super::MAX_SHARDS`] are refused.
-fn safetensors_files(dir: &Path) -> Result<Vec<PathBuf>> {
-    let files: Vec<PathBuf> = list(dir)?
+/// The names of the entries of `dir`, sorted (names that are not UTF-8 are not weights).
+fn list_names(dir: &Path) -> Result<Vec<String>> {
+    Ok(list(dir)?
         .into_iter()
-        .filter(|p| p.extension().is_some_and(|e| e == "safetensors"))
-        .collect();
-    if files.len() > super::MAX_SHARDS {
-        return Err(super::too_many_shards(dir, "holds", files.len()));
-    }
-    Ok(files)
-}
-
-fn find_index(dir: &Path) -> Result<Option<PathBuf>> {
-    let preferred = dir.join(INDEX_NAME);
-    if preferred.exists() {
-        return Ok(Some(preferred));
-    }
-    let mut indexes: Vec<PathBuf> = list(dir)?
-        .into_iter()
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.ends_with(".safetensors.index.json"))
-        })
-        .collect();
-    Ok(if indexes.len() == 1 {
-        indexes.pop()
-    } else {
-        None
-    })
+        .filter_map(|p| p.file_name()?.to_str().map(str::to_owned))
+        .collect())
 }
 
 /// For an HF cache repo directory (`models--org--name` with `snapshots/` and `refs/`), the snapshot

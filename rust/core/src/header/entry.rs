@@ -97,6 +97,7 @@ fn plain_entry(
         range: Some((begin, end)),
         header_offset: at,
         readable: false,
+        layout: None,
     };
     check_size(&entry, path, findings);
     Ok(entry)
@@ -181,6 +182,7 @@ fn tensor_entry(
         range: None,
         header_offset: at,
         readable: false,
+        layout: None,
     };
     let Value::Object(object) = value else {
         findings.push(invalid(

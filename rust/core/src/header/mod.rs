@@ -37,6 +37,10 @@ pub struct TensorEntry {
     /// True when dtype, shape and range are all valid, consistent with each other and inside the
     /// file: the tensor's bytes can be read and interpreted.
     pub readable: bool,
+    /// For a tensor of a torch file whose bytes are not one contiguous native-order run of the
+    /// file (a strided view, a big-endian file, a deflated record): how to materialize them.
+    /// `range` is then the file span they are read from. `None` for every safetensors entry.
+    pub layout: Option<Box<crate::torch::Layout>>,
 }
 
 impl TensorEntry {
@@ -48,8 +52,12 @@ impl TensorEntry {
             .try_fold(1u64, |acc, &d| acc.checked_mul(d))
     }
 
-    /// Byte length of the data range, when the range is valid.
+    /// Byte length of the tensor's data (of its logical values, for a [`TensorEntry::layout`]
+    /// view), when the range is valid.
     pub fn nbytes(&self) -> Option<u64> {
+        if self.layout.is_some() {
+            return self.dtype?.byte_len(self.numel()?);
+        }
         self.range.and_then(|(b, e)| e.checked_sub(b))
     }
 }

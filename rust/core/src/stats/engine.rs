@@ -104,14 +104,14 @@ fn run_item(
     let bytes = &task.data[item.start..item.end];
     let mut leaf = opts.hash.then(|| Leaf::new(bytes));
     let partial = chunk_partial(task.dtype, bytes, leaf.as_mut(), buf);
+    // The leaf's last partial block and last stripe are read by `finish`: before the pages go,
+    // while they are still in cache (after, a mapped page would fault back in).
+    let leaf = leaf.map(Leaf::finish);
     if opts.release_pages {
         pages::release(bytes);
     }
     progress.advance(bytes.len() as u64);
-    Ok(ChunkOut {
-        partial,
-        leaf: leaf.map(Leaf::finish),
-    })
+    Ok(ChunkOut { partial, leaf })
 }
 
 /// Merges each task's chunk outputs in chunk order.

@@ -1,6 +1,7 @@
 //! Writing one safetensors file for `fix` and verifying it in the same pass: tensors copied from
-//! source shards piece by piece (no full load) plus a few small owned tensors (a rewritten `d2t`,
-//! a generated `t2d`), the header laid out as the `safetensors` crate lays it out (`header`).
+//! source shards (safetensors or torch files) piece by piece (no full load) plus a few small
+//! owned tensors (a rewritten `d2t`, a generated `t2d`), the header laid out as the
+//! `safetensors` crate lays it out (`header`).
 //!
 //! Verification without a second pass (`pass`): the header is written first and read back
 //! through this crate's own reader, which gives every tensor's range; each piece of each tensor
@@ -92,6 +93,8 @@ pub(crate) enum Bytes<'a> {
     File { file: &'a File, offset: u64 },
     /// The caller's bytes.
     Owned(&'a [u8]),
+    /// A torch view's logical values (strided, byte-swapped or inflated), materialized once.
+    Materialized(Vec<u8>),
 }
 
 /// One tensor to write: its name, dtype, shape, length and bytes, and where they come from.
@@ -147,6 +150,25 @@ fn copied_tensor<'a>(
         .as_ref()
         .and_then(|h| h.tensors.iter().find(|e| e.name == tensor.source_name))
         .ok_or_else(|| unreadable("no such tensor in this file"))?;
+    if entry.layout.is_some() {
+        // A torch view whose bytes are not one native-order run of the file: its logical
+        // values, as every reader of this crate sees them.
+        let data = shard
+            .read_tensor(entry)
+            .map_err(|why| unreadable(&why))?
+            .into_owned();
+        let (Some(dtype), Some(shape)) = (entry.dtype, entry.shape.as_ref()) else {
+            return Err(unreadable("unknown dtype or shape"));
+        };
+        return Ok(Planned {
+            name: &tensor.name,
+            dtype,
+            shape: shape.clone(),
+            len: data.len(),
+            bytes: Bytes::Materialized(data),
+            source: Some((&tensor.file, &tensor.source_name)),
+        });
+    }
     let invalid = || unreadable("its header entry or byte range is invalid");
     let (start, stop) = shard.absolute_range(entry).ok_or_else(invalid)?;
     let (Some(dtype), Some(shape)) = (entry.dtype, entry.shape.as_ref()) else {

@@ -189,6 +189,7 @@ fn chunk(
         let len = end - start;
         let src: &[u8] = match tensor.bytes {
             Bytes::Owned(bytes) => &bytes[start..end],
+            Bytes::Materialized(ref bytes) => &bytes[start..end],
             Bytes::File {
                 file: source,
                 offset,
