@@ -15,6 +15,7 @@ import random
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -92,14 +93,20 @@ def judge(kind: str, blob: bytes, workdir: Path) -> tuple[str, bool, tuple[str, 
 
 def minimize(kind: str, blob: bytes, workdir: Path, budget: int = 400) -> bytes:
     """Greedy chunk deletion that keeps the same judgment (category, verdict, codes)."""
-    target = judge(kind, blob, workdir)
+    return shrink(blob, lambda candidate: judge(kind, candidate, workdir), budget)
+
+
+def shrink(blob: bytes, judged: Callable[[bytes], object], budget: int) -> bytes:
+    """`blob` with chunks deleted, halving the chunk size, as long as `judged` says the same of
+    it; at most `budget` judgments (the torch fuzzer's minimizer uses it too)."""
+    target = judged(blob)
     chunk = max(len(blob) // 2, 1)
     while chunk >= 1 and budget > 0:
         at, shrunk = 0, False
         while at < len(blob) and budget > 0:
             candidate = blob[:at] + blob[at + chunk :]
             budget -= 1
-            if judge(kind, candidate, workdir) == target:
+            if judged(candidate) == target:
                 blob, shrunk = candidate, True
             else:
                 at += chunk

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from eagle3_inspect import _native
+from tests.fuzz import campaign
 from tests.fuzz.oracle import OK
 
 HERE = Path(__file__).resolve().parent
@@ -227,20 +228,7 @@ def minimize(kind: str, blob: bytes, workdir: Path, budget: int = 200) -> bytes:
     """Greedy chunk deletion keeping the same judgment."""
     if len(blob) > 2 * KEEP_BYTES:
         return blob
-    target = judge(kind, blob, workdir)
-    chunk = max(len(blob) // 2, 1)
-    while chunk >= 1 and budget > 0:
-        at, shrunk = 0, False
-        while at < len(blob) and budget > 0:
-            candidate = blob[:at] + blob[at + chunk :]
-            budget -= 1
-            if judge(kind, candidate, workdir) == target:
-                blob, shrunk = candidate, True
-            else:
-                at += chunk
-        if not shrunk:
-            chunk //= 2
-    return blob
+    return campaign.shrink(blob, lambda candidate: judge(kind, candidate, workdir), budget)
 
 
 def save(kind: str, blob: bytes, corpus: Path) -> str | None:
