@@ -34,7 +34,11 @@ FOLDERS = (
     ("pt", ("PT",)),
     ("num", ("NUM",)),
     ("vm", ("VM",)),
+    ("family", ("FM",)),
     ("e3", ("E3",)),
+    ("pe", ("PE",)),
+    ("df", ("DF",)),
+    ("tg", ("TG",)),
     ("en", ("EN",)),
 )
 FIELDS = {"severity", "summary", "explanation", "example", "hint", "evidence"}

@@ -30,7 +30,15 @@ REQUIRED_FIELDS = {
     "engines",
     "environment",
     "generator_command",
+    "family",
+    "family_variant",
+    "family_evidence",
+    "quantization",
 }
+# The drafter families (issue 19): the producer's algorithm and the draft decoder layer, as the
+# producer's own built model said (producers/common.py family_fields).
+FAMILIES = {"eagle3", "peagle", "dflash", "dflash2"}
+FAMILY_VARIANTS = {"llama", "qwen3", "mla"}
 
 
 def test_manifest_lists_every_drafter_directory_once():
@@ -67,6 +75,27 @@ def test_reference_parser_and_our_reader_agree(entry):
     report = scan(directory)
     ours = {t.name: (t.dtype, tuple(t.shape)) for t in report.tensors}
     assert ours == reference
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=[e["dir"] for e in ENTRIES])
+def test_entry_names_its_family(entry):
+    assert entry["family"] in FAMILIES
+    assert entry["family_variant"] in FAMILY_VARIANTS
+    assert entry["quantization"] in (None, "fp8")
+    flags = entry.get("eagle3_flags", {})
+    assert all(isinstance(value, bool) for value in flags.values())
+    if entry["family"] in ("dflash", "dflash2"):
+        assert "eagle3_flags" not in entry
+
+
+def test_verifier_models_record_the_committed_configs():
+    """The exact config of every committed verifier is in the manifest (for forward-pass
+    harnesses that build the target from it)."""
+    for arch, record in MANIFEST["verifier_models"].items():
+        assert MANIFEST["verifiers"][arch] == record["dir"]
+        on_disk = json.loads((CORPUS / record["dir"] / "config.json").read_text())
+        assert record["config"] == on_disk, arch
+        assert record["written_by"] and record["loads_with"]
 
 
 def test_every_drafter_names_a_committed_verifier():

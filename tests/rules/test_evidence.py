@@ -1,5 +1,6 @@
-"""Every E3 and EN code cites the engine code that decides it (issue 9): the engine versions it
-holds for and the file and function, as `rules CODE` prints them."""
+"""Every E3, EN and drafter-family (FM, PE, DF, TG) code cites the engine code that decides it
+(issues 9, 19): the engine versions it holds for and the file and function, as `rules CODE`
+prints them."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from eagle3_inspect.registry import all_rules
 
 ENGINE_VERSION = re.compile(r"\b(sglang|vllm|speculators|trtllm) (main-[0-9a-f]+|\d+\.\d+(\.\d+)?)")
 FILE_AND_FUNCTION = re.compile(r"[\w/]+\.py \w+")
-CODES = sorted(c for c in all_rules() if c.startswith(("E3", "EN")))
+CODES = sorted(c for c in all_rules() if c.startswith(("E3", "EN", "FM", "PE", "DF", "TG")))
 
 
 @pytest.mark.parametrize("code", CODES)

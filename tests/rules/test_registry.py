@@ -12,7 +12,7 @@ from eagle3_inspect.registry import all_rules, family_of
 
 ROOT = Path(__file__).resolve().parents[2]
 # A code as Python names it ("IX009") or as the Rust core does (Code::IX009).
-CODE = re.compile(r'(?:"|\bCode::)((?:ST|IX|NUM|VM|E3|EN)\d{3,4})\b')
+CODE = re.compile(r'(?:"|\bCode::)((?:ST|IX|NUM|VM|E3|EN|FM|PE|DF|TG)\d{3,4})\b')
 
 
 def emitted_codes() -> set[str]:
@@ -36,7 +36,7 @@ def test_the_built_core_has_the_registry_s_codes_and_severities():
     other codes.toml files (a stale build) fails here."""
     emitted = _native.emitted_codes()
     families = {family_of(code) for code, _ in emitted}
-    assert families == {"ST", "IX", "VM"}
+    assert families == {"ST", "IX", "PT", "VM"}  # PT: torch files (h/pickle)
     rules = all_rules()
     for code, severity in emitted:
         assert code in rules, f"{code} is emitted by the Rust core but not defined"
@@ -80,3 +80,14 @@ def test_native_stub_lists_every_export():
     }
     exported = {name for name in dir(_native) if not name.startswith("_")}
     assert exported - declared == set()
+
+
+def test_rules_code_prints_catalogue_text_verbatim(run_cli):
+    """Catalogue text is plain text: bracketed spans (`[id + 1]`, `[H, K*Ht]`) are not rich
+    markup and must survive `rules CODE`."""
+    for code in ("DF101", "DF008"):
+        rule = all_rules()[code]
+        _, out, _ = run_cli("rules", code, "--format", "full")
+        flat = " ".join(out.split())
+        for span in re.findall(r"\[[^\]]*\]", rule.explanation + rule.example + rule.hint):
+            assert span in flat, (code, span)

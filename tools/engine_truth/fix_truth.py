@@ -3,7 +3,12 @@ NOTHING TO DO) loaded with the engine version it was fixed for, by the same driv
 (the engines' own code, run unchanged), into `fix_truth.json` beside `engine_truth.json`.
 
 Usage (the truth venv: CPU torch, transformers, safetensors, speculators):
-    python tools/engine_truth/fix_truth.py --outputs /tmp/fix_outputs [--out fix_truth.json]
+    python tools/engine_truth/fix_truth.py --outputs /tmp/fix_outputs [--out fix_truth.json] \
+        [--merge]
+
+`--merge` keeps the runs and judgements already in `--out` for every drafter the outputs do not
+cover (`fix_outputs.py --drafter ...`), so new corpus drafters are judged without re-judging the
+rest.
 """
 
 from __future__ import annotations
@@ -51,11 +56,43 @@ def judged_key(run_key: str, fingerprint: str) -> str:
     return f"{drafter} {spec} {fingerprint}"
 
 
+def kept_rows(doc: dict, drafters: set[str]) -> dict:
+    """The part of a committed fix_truth.json about drafters other than `drafters`."""
+    return {
+        "runs": {k: v for k, v in doc["runs"].items() if k.split(" ")[0] not in drafters},
+        "judged": {k: v for k, v in doc["judged"].items() if k.split(" ")[0] not in drafters},
+        "engine_evidence": doc["engine_evidence"],
+        "opaque_names": doc["opaque_names"],
+    }
+
+
+def merged(kept: dict, judged: dict) -> dict:
+    """`judged` added to the kept judgements without changing what those read: the unmodelled
+    names join each engine version's union, and a new record drops only the evidence fields
+    whose text is the kept shared text (the rest stays in the record, not hoisted, so no kept
+    record gains a field it never had)."""
+    evidence = kept["engine_evidence"]
+    opaque = {key: set(names) for key, names in kept["opaque_names"].items()}
+    for entry in judged.values():
+        for key, result in entry["results"].items():
+            opaque.setdefault(key, set()).update(result.pop("opaque_names", []))
+            shared = evidence.get(key, {})
+            ev = result.get("evidence", {})
+            for field in [f for f in ev if f in shared and ev[f] == shared[f]]:
+                del ev[field]
+    return {
+        "drafters": kept["judged"] | judged,
+        "engine_evidence": evidence,
+        "opaque_names": {key: sorted(names) for key, names in opaque.items()},
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     """Judges every distinct output of the manifest and writes the JSON."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--outputs", type=Path, required=True, help="fix_outputs.py --out DIR")
     ap.add_argument("--out", type=Path, default=HERE / "fix_truth.json")
+    ap.add_argument("--merge", action="store_true", help="keep --out's rows for other drafters")
     args = ap.parse_args(argv)
     warnings.filterwarnings("ignore")
     stub_imports.install()
@@ -84,7 +121,12 @@ def main(argv: list[str] | None = None) -> int:
         verdict = judged[shared]["results"][spec]["verdict"]
         print(f"{key:72s} {row['status']:14s} {verdict}", flush=True)
     out = {"drafters": judged, "engine_evidence": {}, "opaque_names": {}}
-    hoist_shared(out)
+    if args.merge:
+        kept = kept_rows(json.loads(args.out.read_text()), {k.split(" ")[0] for k in manifest})
+        runs = kept["runs"] | runs
+        out = merged(kept, judged)
+    else:
+        hoist_shared(out)
     doc = {
         "schema_version": SCHEMA_VERSION,
         "generated_by": "tools/engine_truth/fix_truth.py",

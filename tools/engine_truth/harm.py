@@ -34,7 +34,30 @@ BENIGN_UNLOADED_EVIDENCE = {
         "vLLM draft_id_to_target_id stays torch.zeros when the checkpoint has no d2t; with draft "
         "vocab == target vocab llama_eagle3.py compute_logits adds zero offsets (identity)"
     ),
+    "dflash_mask_embedding": (
+        "vLLM qwen3_dflash.py DFlashQwen3Model.mask_embedding (>= 0.25) is read by "
+        "embed_input_ids only when load_weights found a mask_embedding.pt beside the "
+        "checkpoint (has_separate_mask_embedding); otherwise the target embedding's "
+        "mask_token_id row is used"
+    ),
+    "shared_lm_head": (
+        "vLLM shares the target's lm_head when the checkpoint has none (process_eagle_weight "
+        "sets has_own_lm_head only for a loaded lm_head): v1/spec_decode/llm_base_proposer.py "
+        "SpecDecodeBaseProposer._maybe_share_lm_head (0.20.0), "
+        "v1/worker/gpu/spec_decode/dflash/utils.py load_dflash_model (0.33.0); speculators "
+        "rebuilds it from the verifier: model.py SpeculatorModel.from_pretrained -> "
+        "load_verifier_weights (dflash/core.py: overwrite_lm_head for a full vocabulary; run on "
+        "dflash-full-vocab, the loaded lm_head equals the verifier's). Harmless only when the "
+        "draft vocab is the target's"
+    ),
 }
+# A target that captures fewer or more hidden states than the drafter's fc reads fails at the
+# first draft step: vLLM's runner reads no aux ids from this config (None) and captures the
+# target's default, interfaces.py SupportsEagle3.get_eagle3_default_aux_hidden_state_layers =
+# (2, n // 2, n - 3), 3 states (0.20.0, 0.33.0); qwen3_dflash.py combine_hidden_states then
+# raises "DFlash drafter expects N concatenated aux hidden features" (0.33.0), a matmul shape
+# error before that.
+DEFAULT_AUX_STATES = 3
 LATER_HIDDEN_NORM = re.compile(r"layers\.[1-9]\d*\.hidden_norm\.weight$")
 
 # Rows whose ground truth is not the engine's behaviour but the harness's environment: the
@@ -57,6 +80,15 @@ def benign_unloaded(name: str, engine: str, config: Mapping[str, Any], tensors: 
         return True
     if engine == "vllm" and LATER_HIDDEN_NORM.search(name):
         return True
+    if engine == "vllm" and name == "model.mask_embedding":
+        return True
+    if (
+        engine in ("vllm", "speculators")
+        and name.endswith("lm_head.weight")
+        and not any(t.endswith("lm_head.weight") for t in tensors)
+    ):
+        vt, vd = vocab_sizes(config)
+        return vd == vt
     if name == "draft_id_to_target_id" and not any("d2t" in t for t in tensors):
         vt, vd = vocab_sizes(config)
         return vd == vt
@@ -88,6 +120,29 @@ def harmful_names(
     return dropped, unloaded
 
 
+def aux_fc_mismatch(result: Mapping[str, Any], config: Mapping[str, Any]) -> str | None:
+    """Why the target's captured states cannot feed the fc vLLM built, or None: the runner
+    read no aux ids (target default, DEFAULT_AUX_STATES states) and fc's input is not that
+    many hidden states wide."""
+    if result["engine"] != "vllm" or result.get("aux_layer_ids") is not None:
+        return None
+    fc_in = result.get("fc_in_features")
+    layer_cfg = config.get("transformer_layer_config") or {}
+    hidden = (
+        config.get("target_hidden_size")
+        or config.get("hidden_size")
+        or layer_cfg.get("hidden_size")
+    )
+    if not isinstance(fc_in, int) or not isinstance(hidden, int) or fc_in == 0:
+        return None
+    if fc_in == DEFAULT_AUX_STATES * hidden:
+        return None
+    return (
+        f"fc reads {fc_in // hidden} hidden states, the target captures its default "
+        f"{DEFAULT_AUX_STATES} (no aux ids read)"
+    )
+
+
 def engine_says_harm(
     result: Mapping[str, Any], config: Mapping[str, Any], tensors: Mapping
 ) -> tuple[bool, str]:
@@ -97,4 +152,7 @@ def engine_says_harm(
     dropped, unloaded = harmful_names(result, config, tensors)
     if dropped or unloaded:
         return True, f"LOADED, dropped {_few(dropped)}, never loaded {_few(unloaded)}"
+    mismatch = aux_fc_mismatch(result, config)
+    if mismatch:
+        return True, f"LOADED, but {mismatch}"
     return False, "LOADED as trained"

@@ -1,6 +1,6 @@
-"""The compatibility matrix of `docs/engines.md` (producer x engine version: loads / fails, and
-why), generated from engine_truth.json and the corpus manifest. `tests/rules/en/test_matrix.py`
-checks that the page holds exactly this output.
+"""The compatibility matrix of `docs/engines.md` (per engine: drafter x version, loads / fails,
+and why; rows grouped by drafter family), generated from engine_truth.json and the corpus
+manifest. `tests/rules/en/test_matrix.py` checks that the page holds exactly this output.
 
     python tools/engine_truth/matrix.py            # print the table
     python tools/engine_truth/matrix.py --write    # replace it in docs/engines.md (between markers)
@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 # Run as a script: its directory is on sys.path, so the shared harm module imports by name.
-from harm import harmful_names
+from harm import aux_fc_mismatch, harmful_names
 
 ROOT = Path(__file__).resolve().parents[2]
 # The page that holds the matrix, between the markers.
@@ -41,32 +41,52 @@ def reason(result: dict, config: dict, tensors: dict) -> str | None:
     if unloaded:
         first = ", ".join(sorted(unloaded)[:2]) + (" ..." if len(unloaded) > 2 else "")
         parts.append(f"leaves {first} at init")
+    mismatch = None if parts else aux_fc_mismatch(result, config)
+    if mismatch:
+        parts.append(mismatch)
     return "loads but " + "; ".join(parts) if parts else None
 
 
+FAMILY_ORDER = ("eagle3", "peagle", "dflash", "dflash2")
+
+
+def _family(entry: dict) -> str:
+    """The row's family label: family / draft layer, plus the quantization if any."""
+    label = f"{entry['family']} {entry['family_variant']}"
+    return label + (f" {entry['quantization']}" if entry.get("quantization") else "")
+
+
 def render(truth: dict, manifest: dict, corpus: Path) -> str:
-    """The markdown table plus its numbered reasons."""
-    keys = [f"{e}@{v}" for e, vs in sorted(truth["engine_versions"].items()) for v in vs]
+    """One markdown table per engine (rows grouped by drafter family), then the numbered
+    reasons they share."""
     reasons: dict[str, int] = {}
-    rows = []
-    for entry in manifest["drafters"]:
-        name = f"corpus/{entry['dir']}"
-        record = truth["drafters"][name]
-        config = json.loads((corpus / entry["dir"] / "config.json").read_text())
-        cells = []
-        for key in keys:
-            why = reason(record["results"][key], config, record["tensors"])
-            if why is None:
-                cells.append("loads")
-            else:
-                number = reasons.setdefault(why, len(reasons) + 1)
-                cells.append(f"fails [{number}]")
-        label = f"{entry['producer']} {entry['producer_version']} `{entry['variant']}`"
-        rows.append(f"| {label} | " + " | ".join(cells) + " |")
-    header = "| producer, variant | " + " | ".join(keys) + " |"
-    rule = "|---|" + "---|" * len(keys)
+    entries = sorted(
+        manifest["drafters"],
+        key=lambda e: (FAMILY_ORDER.index(e["family"]), _family(e), e["producer"], e["dir"]),
+    )
+    tables = []
+    for engine, versions in sorted(truth["engine_versions"].items()):
+        keys = [f"{engine}@{v}" for v in versions]
+        rows = []
+        for entry in entries:
+            name = f"corpus/{entry['dir']}"
+            record = truth["drafters"][name]
+            config = json.loads((corpus / entry["dir"] / "config.json").read_text())
+            cells = []
+            for key in keys:
+                why = reason(record["results"][key], config, record["tensors"])
+                if why is None:
+                    cells.append("loads")
+                else:
+                    number = reasons.setdefault(why, len(reasons) + 1)
+                    cells.append(f"fails [{number}]")
+            label = f"{entry['producer']} {entry['producer_version']} `{entry['variant']}`"
+            rows.append(f"| {_family(entry)} | {label} | " + " | ".join(cells) + " |")
+        header = "| family | producer, variant | " + " | ".join(v for v in versions) + " |"
+        rule = "|---|---|" + "---|" * len(keys)
+        tables.append("\n".join([f"**{engine}**", "", header, rule, *rows]))
     notes = [f"{n}. {why}" for why, n in reasons.items()]
-    return "\n".join([header, rule, *rows, "", *notes]) + "\n"
+    return "\n\n".join(tables) + "\n\n" + "\n".join(notes) + "\n"
 
 
 def current() -> str:

@@ -9,7 +9,7 @@ import stub_layers as L
 from torch import nn
 
 # Shards a stacked parameter needs before it counts as loaded (None = loaded whole).
-_STACKED = {"qkv_proj": {"q", "k", "v"}, "gate_up_proj": {0, 1}}
+_STACKED = {"qkv_proj": {"q", "k", "v"}, "gate_up_proj": {0, 1}, "fused_qkv_a_proj": {0, 1}}
 
 
 def unloaded_params(model: nn.Module, log: L.LoadLog) -> list[str]:

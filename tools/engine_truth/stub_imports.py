@@ -22,6 +22,9 @@ from types import SimpleNamespace
 import stub_layers as L
 
 OPAQUE_USED: set[str] = set()
+# Whether an opaque placeholder instance reads as false (`if is_npu():`, `if envs.X:`). Off
+# (true, Python's default) unless a driver turns it on for its run; reset() turns it off.
+OPAQUE_FALSY = {"on": False}
 
 
 class _OpaqueMeta(type):
@@ -69,12 +72,16 @@ def opaque(qualname: str) -> type:
     def __exit__(self, *a):
         return False
 
+    def __bool__(self):
+        return not OPAQUE_FALSY["on"]
+
     ns = {
         "__init__": __init__,
         "__call__": __call__,
         "__getattr__": __getattr__,
         "__enter__": __enter__,
         "__exit__": __exit__,
+        "__bool__": __bool__,
     }
     return _OpaqueMeta(qualname.rsplit(".", 1)[-1], (), ns)
 
@@ -214,3 +221,4 @@ def reset(real_modules: dict[str, str], packages: set[str] = frozenset()) -> Non
     REAL_PACKAGES.update(packages)
     RUNTIME.clear()
     OPAQUE_USED.clear()
+    OPAQUE_FALSY["on"] = False

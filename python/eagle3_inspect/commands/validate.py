@@ -1,7 +1,9 @@
-"""`validate`: every check for an EAGLE-3 drafter in one report.
+"""`validate`: every check for a drafter in one report.
 
-ST/IX (file and index structure) + E3 (architecture and config) + VM (d2t/t2d) + NUM (values,
-from one statistics pass) + target cross-checks (`target=`) + EN (engine profiles, `engine=`).
+ST/IX (file and index structure) + the drafter family's rules (FM: which family it is; E3
+EAGLE-3, PE P-EAGLE, DF DFlash / DFlash2) + VM (d2t/t2d) + NUM (values, from one statistics
+pass) + target cross-checks (`target=`: the family's and TG position / RoPE) + EN (engine
+profiles for that family, `engine=`).
 """
 
 from __future__ import annotations
@@ -32,15 +34,21 @@ from eagle3_inspect.reader.stats import ProgressCallback, TensorStats
 from eagle3_inspect.reader.stats_map import StatsByName
 from eagle3_inspect.reader.target import TargetInfo, load_target
 from eagle3_inspect.reader.vocab import VocabMapping
-from eagle3_inspect.rules.e3 import check_drafter
-from eagle3_inspect.rules.e3.target import check_target
+from eagle3_inspect.rules.family.check import (
+    check_family,
+    check_family_target,
+    soften_zero_init,
+)
+from eagle3_inspect.rules.family.detect import detect_family
+from eagle3_inspect.rules.family.model import Family
 from eagle3_inspect.rules.num import check_numbers
 from eagle3_inspect.version import PRODUCER
 
 SCHEMA = "eagle3-inspect/validate/1"
-# E3033 is the version-less "layers.N keys under an SGLang config" warning; with an engine
-# profile the EN rules give the exact per-version verdict instead.
-SUPERSEDED_BY_ENGINES = {"E3033"}
+# E3033 is the version-less "layers.N keys under an SGLang config" warning, TG001 the
+# version-less "shorter position range" one; with an engine profile the EN rules give the exact
+# per-version verdict instead.
+SUPERSEDED_BY_ENGINES = {"E3033", "TG001"}
 
 
 @dataclass
@@ -50,6 +58,7 @@ class ValidateReport:
     path: str
     layout: Layout
     findings: list[Finding]
+    family: Family = field(default_factory=lambda: Family(name="unknown"))
     engines: list[str] = field(default_factory=list)
     target: TargetInfo | None = None
     vocab: VocabMapping | None = None
@@ -93,6 +102,7 @@ class ValidateReport:
             "fail_on": self.fail_on.value,
             "engines": self.engines,
             "target": None if self.target is None else self.target.path,
+            "family": self.family.to_dict(),
             "layout": layout,
             "vocab": None if self.vocab is None else self.vocab.to_dict(),
             "findings": findings,
@@ -208,8 +218,9 @@ def _validate(
     )
     layout = detect_layout(ckpt.tensors, ckpt.config)
     draft_config = read_draft_config(ckpt.config)
+    family = detect_family(ckpt.tensors, draft_config, layout)
     findings = list(ckpt.findings)
-    findings += check_drafter(ckpt.tensors, ckpt.config, layout)
+    findings += check_family(family, ckpt.tensors, draft_config, layout)
     vocab = ckpt.vocab_mapping(
         target_vocab=(
             target_info.vocab_size if target_info and not draft_config.vocab_size else None
@@ -217,20 +228,27 @@ def _validate(
     )
     findings += vocab.findings
     if target_info is not None:
-        findings += check_target(layout, draft_config, target_info)
-    for profile in profiles:
-        findings += check_all(profile, ckpt.tensors, ckpt.config, target_info)
+        findings += check_family_target(family, layout, draft_config, target_info)
+    if family.is_drafter:
+        for profile in profiles:
+            findings += check_all(
+                profile, ckpt.tensors, ckpt.config, target_info, family.name, family.variant
+            )
     if profiles:
         findings = [f for f in findings if f.code not in SUPERSEDED_BY_ENGINES]
     if stats is not False:
         names = _float_names(ckpt)
         before = len(ckpt.findings)
-        findings += check_numbers(ckpt.tensors, _statistics(ckpt, names, stats, threads, progress))
+        findings += soften_zero_init(
+            family,
+            check_numbers(ckpt.tensors, _statistics(ckpt, names, stats, threads, progress)),
+        )
         findings += ckpt.findings[before:]  # met by the data pass (IX011, or IX001 on a cluster)
     return ValidateReport(
         path=ckpt.path,
         layout=layout,
         findings=_order(_locate_config(findings, ckpt.config_path)),
+        family=family,
         engines=[p.label for p in profiles] if profiles else [],
         target=target_info,
         vocab=vocab,

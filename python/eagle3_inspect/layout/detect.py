@@ -12,6 +12,7 @@ from eagle3_inspect.layout.bare import BareNames, BareShapes, joined_names
 from eagle3_inspect.layout.dims import infer_dims
 from eagle3_inspect.layout.model import Layout
 from eagle3_inspect.layout.names import MODEL_PREFIX, block_parts
+from eagle3_inspect.layout.quant import find_quantization
 from eagle3_inspect.reader.draft_config import DraftConfig, read_draft_config
 from eagle3_inspect.reader.dtypes import FLOAT_DTYPES
 from eagle3_inspect.reader.tensorinfo import TensorInfo
@@ -100,13 +101,17 @@ def _bare_rests(names: list[str], parsed: list[Parts | None]) -> set[str]:
 def _dtypes(tensors: Mapping[str, TensorInfo], layout: Layout) -> None:
     counts = Counter(map(attrgetter("dtype"), tensors.values()))
     layout.dtypes = dict(counts)
-    # A float dtype counts unless only the vocabulary buffers (d2t, t2d) have it.
+    quant = find_quantization(tensors, set(counts))
+    layout.quantization = quant.to_dict() if quant.present else None
+    # A float dtype counts unless only the vocabulary buffers (d2t, t2d) have it, or only
+    # quantized weights and their scales (one precision class: FP8 + scales).
     buffers = Counter(
         tensors[n].dtype
         for bare in VOCAB_BUFFERS
         for n in (bare, MODEL_PREFIX + bare)
         if n in tensors
     )
+    buffers.update(tensors[n].dtype for n in quant.exempt)
     layout.float_dtypes = sorted(
         d for d, n in counts.items() if d in FLOAT_DTYPES and n > buffers.get(d, 0)
     )

@@ -41,6 +41,8 @@ class Layout:
     qkv_in: dict[int, int] = field(default_factory=dict)
     dtypes: dict[str, int] = field(default_factory=dict)
     float_dtypes: list[str] = field(default_factory=list)
+    # Quantized weights with their scales (`quant.Quantization.to_dict`), None when there are none.
+    quantization: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)
 
     @property

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -17,9 +18,17 @@ from eagle3_inspect.commands.fix.simulate import UNFIXABLE
 from eagle3_inspect.commands.validate import validate
 from eagle3_inspect.reader.draft_config import read_draft_config
 from tests.commands.fix.helpers import load_all, tree_digest
+from tests.rules.en.pending_families import PENDING_FIX_DRAFTERS
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus"
 DRAFTERS = [e["dir"] for e in json.loads((CORPUS / "manifest.json").read_text())["drafters"]]
+# Drafters no profiled engine version serves and no conversion can make servable, with why.
+UNSERVABLE = {
+    # vLLM serves P-EAGLE only from a speculators-format config (an HF-style PEagleDraftModel is
+    # rewritten to Eagle3PEagleDraftModel, not registered), which needs the mask token SpecForge
+    # does not write; SGLang has no P-EAGLE class.
+    "specforge-0.2.0-peagle-hf": "PE003",
+}
 ENGINES = [
     "sglang@0.5.11",
     "sglang@0.5.16",
@@ -53,11 +62,29 @@ def _check_fixed(src: Path, dst: Path, report, engine: str) -> None:
         np.testing.assert_array_equal(d2t_dst + np.arange(d2t_dst.size), d2t_src)
 
 
+class PendingFamilyCell(UserWarning):
+    """A corpus drafter whose fix plan waits on the families work (pending_families.py)."""
+
+
 @pytest.mark.parametrize("drafter", DRAFTERS)
 def test_every_corpus_drafter_for_every_engine(drafter: str, tmp_path: Path) -> None:
+    reason = PENDING_FIX_DRAFTERS.get(drafter)
+    if reason is None:
+        _fix_every_engine(drafter, tmp_path)
+        return
+    try:
+        _fix_every_engine(drafter, tmp_path)
+    except AssertionError as exc:
+        first = str(exc).splitlines()[0][:200]
+        warnings.warn(f"pending fix: {drafter}: {reason}: {first}", PendingFamilyCell, stacklevel=1)
+        return
+    pytest.fail(f"STALE PENDING fix {drafter}: fix now passes every engine; remove it")
+
+
+def _fix_every_engine(drafter: str, tmp_path: Path) -> None:
     src = CORPUS / drafter
     digest = tree_digest(src)
-    outcomes = {}
+    outcomes, codes = {}, set()
     for engine in ENGINES:
         dst = tmp_path / engine.replace("@", "-")
         report = fix(src, engine=engine, out=dst)
@@ -69,6 +96,7 @@ def test_every_corpus_drafter_for_every_engine(drafter: str, tmp_path: Path) -> 
         else:
             assert not dst.exists()
         if report.status == "refused":
+            codes.add(report.refusal["code"])
             assert re.fullmatch(r"[A-Z0-9]+\d{3}", report.refusal["code"]), report.refusal
             assert report.exit_code == 2
         if report.status == "nothing-to-do":
@@ -78,7 +106,11 @@ def test_every_corpus_drafter_for_every_engine(drafter: str, tmp_path: Path) -> 
             assert set(errors) <= UNFIXABLE, (engine, errors)
     assert tree_digest(src) == digest, "SRC was modified"
     assert list(tmp_path.glob(".*fix-tmp*")) == []
-    assert "fixed" in outcomes.values() or "nothing-to-do" in outcomes.values(), outcomes
+    if drafter in UNSERVABLE:
+        assert set(outcomes.values()) == {"refused"}, outcomes
+        assert UNSERVABLE[drafter] in codes, codes
+    else:
+        assert "fixed" in outcomes.values() or "nothing-to-do" in outcomes.values(), outcomes
 
 
 def _model_view(config: dict) -> dict:

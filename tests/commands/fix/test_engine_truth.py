@@ -77,30 +77,35 @@ def test_every_fixed_output_loads_as_trained_in_the_engines_own_code(
     assert not problems, "\n".join(problems)
 
 
-def test_outputs_the_harness_cannot_judge_are_few_and_named() -> None:
-    """Rows whose engine class the harness does not exec (vLLM's qwen3_eagle3 for a Qwen3
-    draft) are not held above; they stay visible here."""
+def test_every_output_fix_calls_done_is_judged() -> None:
+    """No run `fix` calls done escapes the check above as not modelled: since issue 19 the
+    family drivers exec vLLM's qwen3_eagle3 for a Qwen3 draft (the 6 rows of
+    speculators-0.9.0-qwen3-draft on vLLM >= 0.25 issue 20 left unjudged)."""
     unjudged = sorted(
         key
         for key, row in TRUTH["runs"].items()
         if row["status"] in ("fixed", "nothing-to-do")
         and not harm.compared(TRUTH["judged"][row["judged"]]["results"][key.split(" ")[1]])
     )
-    assert unjudged == [
-        f"speculators-0.9.0-qwen3-draft vllm@{v} {mode}"
-        for v in ("0.25.0", "0.30.0", "0.33.0")
-        for mode in ("plain", "target")
-    ]
+    assert unjudged == []
 
 
 def test_the_seed_path_is_judged_fixed_and_loaded() -> None:
     """Issue 20: speculators drafters fixed for SGLang were refused by SGLang's own
     LlamaModel.__init__ (target_hidden_size: null x 3); speculators drafters are now judged
-    FIXED and LOADED for every scanned SGLang version they can be fixed for."""
+    FIXED and LOADED for every scanned SGLang version they can be fixed for. The seed's path
+    is the Llama EAGLE-3 drafter (the corpus manifest's family and variant): other families'
+    configs carry no target_hidden_size (DFlash's fc width comes from its target layers)."""
+    seed = {
+        e["dir"]
+        for e in DRAFTERS
+        if e["producer"] == "speculators"
+        and (e["family"], e["family_variant"]) == ("eagle3", "llama")
+    }
     fixed = [
         (key, row)
         for key, row in TRUTH["runs"].items()
-        if key.startswith("speculators-") and " sglang@" in key and row["status"] == "fixed"
+        if key.split(" ")[0] in seed and " sglang@" in key and row["status"] == "fixed"
     ]
     assert len(fixed) >= 14
     for key, row in fixed:

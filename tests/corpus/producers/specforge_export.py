@@ -38,14 +38,47 @@ VARIANTS: dict[str, tuple[str, dict[str, Any], tuple[str, ...], str]] = {
     ),
     "norm-output-true": ("eagle3", {"norm_output": True}, ("sglang",), "norm_output true"),
     "peagle": ("peagle", {}, ("hf",), "P-EAGLE (4 layers); export_to_hf only"),
+    "dflash": (
+        "dflash",
+        {},
+        ("hf",),
+        "DFlash, config shaped like SpecForge's configs/qwen3-8b-dflash.json (no dflash_config, "
+        "no mask_token_id); export_to_hf only, as export_to_sglang refuses it",
+    ),
+    "qwen3-target": (
+        "eagle3",
+        {},
+        ("sglang",),
+        "Llama draft for the Qwen3 verifier (SpecForge's EAGLE-3 draft layer is Llama only)",
+    ),
 }
 
-ARCHITECTURE = {"eagle3": "LlamaForCausalLMEagle3", "peagle": "PEagleDraftModel"}
+ARCHITECTURE = {
+    "eagle3": "LlamaForCausalLMEagle3",
+    "peagle": "PEagleDraftModel",
+    "dflash": "DFlashDraftModel",
+}
+# The verifier each variant is trained against (DFlash drafts are Qwen3 layers for Qwen3 targets).
+VERIFIER_ARCH = {"dflash": "qwen3", "qwen3-target": "qwen3"}
+# Fields of SpecForge's shipped DFlash configs (configs/qwen3-8b-dflash.json) besides the
+# target's dims: 5 full-attention layers, block 16, num_target_layers = the target's layers.
+DFLASH_FIELDS: dict[str, Any] = {
+    "auto_map": {"AutoModel": "modeling_dflash.DFlashDraftModel"},
+    "block_size": 16,
+    "num_hidden_layers": 5,
+    "layer_types": ["full_attention"] * 5,
+    "max_window_layers": 5,
+    "num_target_layers": common.VERIFIER_LAYERS,
+    "sliding_window": None,
+    "use_sliding_window": False,
+    "rope_scaling": None,
+}
 
 
-def _draft_config(strategy: str, extra: dict[str, Any]) -> dict[str, Any]:
-    """The draft config JSON, shaped like SpecForge's `configs/*-eagle3.json`, at tiny dims."""
-    fields = common.verifier_config("llama")
+def _draft_config(strategy: str, extra: dict[str, Any], arch: str = "llama") -> dict[str, Any]:
+    """The draft config JSON, shaped like SpecForge's `configs/*-eagle3.json` (or
+    `*-dflash.json`), at tiny dims."""
+    fields = common.verifier_config(arch)
     fields.update(
         architectures=[ARCHITECTURE[strategy]],
         num_hidden_layers=4 if strategy == "peagle" else 1,
@@ -56,6 +89,11 @@ def _draft_config(strategy: str, extra: dict[str, Any]) -> dict[str, Any]:
         torch_dtype="bfloat16",
         use_cache=True,
     )
+    if strategy == "dflash":
+        del fields["draft_vocab_size"]  # DFlash reads the target's head: no draft vocab
+        fields.update(DFLASH_FIELDS)
+    else:
+        fields["model_type"] = "llama"  # SpecForge's EAGLE-3 draft layer is Llama
     fields.update(extra)
     return fields
 
@@ -80,11 +118,11 @@ def _vocab_mapping(work: Path) -> Path:
 def _training_checkpoint(strategy: str, draft: Any, ckpt: Path) -> Path:
     """Writes `training_state.pt` with the payload keys the controller writes."""
     import torch
-    from specforge.training.strategies.base import Eagle3TrainStrategy, PEagleTrainStrategy
+    from specforge.training.strategies import base
 
     wrapper = torch.nn.Module()
-    wrapper.draft_model = draft  # the name OnlineEagle3Model / the P-EAGLE model give it
-    filter_fn = {"eagle3": Eagle3TrainStrategy, "peagle": PEagleTrainStrategy}[strategy]
+    wrapper.draft_model = draft  # the name OnlineEagle3Model / the P-EAGLE / DFlash models give it
+    filter_fn = getattr(base, type_name(strategy))
     state = filter_fn.checkpoint_state_filter(
         SimpleNamespace(eagle3_model=wrapper), wrapper.state_dict()
     )
@@ -96,16 +134,17 @@ def _training_checkpoint(strategy: str, draft: Any, ckpt: Path) -> Path:
 
 def generate_one(name: str, work: Path) -> list[dict[str, Any]]:
     """Writes one variant (one drafter per exporter); returns the manifest entries."""
-    from specforge.algorithms.model_providers import build_eagle3_draft, build_peagle_draft
     from specforge.config.schema import Config
     from specforge.export import export_to_hf, export_to_sglang
     from specforge.training.model_loading import resolve_draft_config
 
     strategy, extra, exporters, note = VARIANTS[name]
-    verifier = common.write_verifier(work, "llama")
+    arch = VERIFIER_ARCH.get(name, "llama")
+    verifier = common.write_verifier(work, arch)
     mapping = _vocab_mapping(work)
     config_path = work / f"draft-config-{name}.json"
-    config_path.write_text(json.dumps(_draft_config(strategy, extra), indent=2))
+    draft_json = _draft_config(strategy, extra, arch)
+    config_path.write_text(json.dumps(draft_json, indent=2))
     cfg = Config.model_validate(
         {
             "model": {
@@ -120,8 +159,7 @@ def generate_one(name: str, work: Path) -> list[dict[str, Any]]:
     provider = _provider(strategy)
     draft_config = resolve_draft_config(cfg, provider=provider)
     common.seed_everything()
-    build = {"eagle3": build_eagle3_draft, "peagle": build_peagle_draft}[strategy]
-    draft = build(cfg, draft_config)
+    draft = _build_draft(strategy, cfg, draft_config)
     ckpt = _training_checkpoint(strategy, draft, work / f"ckpt-{name}")
 
     producer_version = version("specforge")
@@ -143,7 +181,7 @@ def generate_one(name: str, work: Path) -> list[dict[str, Any]]:
                 "producer_version": producer_version,
                 "variant": f"{name}-{exporter}",
                 "variant_note": note,
-                "options": {"strategy": strategy, "draft_config": _draft_config(strategy, extra)},
+                "options": {"strategy": strategy, "draft_config": draft_json},
                 "functions_called": [
                     "specforge.data.preprocessing.generate_vocab_mapping_file"
                     " -> process_token_dict_to_mappings",
@@ -153,21 +191,53 @@ def generate_one(name: str, work: Path) -> list[dict[str, Any]]:
                     ".checkpoint_state_filter -> torch.save(training_state.pt)",
                     called,
                 ],
-                "verifier": {"arch": "llama", "config": common.verifier_config("llama")},
+                "verifier": {"arch": arch, "config": common.verifier_config(arch)},
                 "files": files,
                 "dropped_side_files": [],
                 "engines": ["sglang", "vllm"],
                 "stubs": [],
                 "environment": common.environment(),
                 "generator_command": common.command_line("specforge", name),
+                **_family(strategy, draft),
             }
         )
     return entries
 
 
+def _build_draft(strategy: str, cfg: Any, draft_config: Any) -> Any:
+    """The algorithm's own draft builder (`build_dflash_draft` takes the kernels its provider
+    resolves: None without liger)."""
+    from specforge.algorithms import model_providers as providers
+
+    if strategy == "dflash":
+        from specforge.algorithms.dflash.providers import resolve_dflash_kernels
+
+        return providers.build_dflash_draft(cfg, draft_config, resolve_dflash_kernels(cfg))
+    return getattr(providers, f"build_{strategy}_draft")(cfg, draft_config)
+
+
+def _family(strategy: str, draft: Any) -> dict[str, Any]:
+    """The family record, read from the built draft module."""
+    evidence = (
+        f"SpecForge training.strategy={strategy!r} -> {type(draft).__name__} "
+        f"(config_class {draft.config_class.__name__})"
+    )
+    variant = "qwen3" if strategy == "dflash" else "llama"
+    flags: dict[str, bool] | None = None
+    if strategy == "eagle3":
+        flags = {"fc_norm": draft.fc_norm is not None, "norm_output": bool(draft.norm_output)}
+    elif strategy == "peagle":
+        flags = {"norm_before_residual": bool(draft.norm_before_residual)}
+    return common.family_fields(strategy, variant, evidence, flags)
+
+
 def type_name(strategy: str) -> str:
     """The SpecForge strategy class whose checkpoint filter a variant uses."""
-    return {"eagle3": "Eagle3TrainStrategy", "peagle": "PEagleTrainStrategy"}[strategy]
+    return {
+        "eagle3": "Eagle3TrainStrategy",
+        "peagle": "PEagleTrainStrategy",
+        "dflash": "DFlashTrainStrategy",
+    }[strategy]
 
 
 def _provider(strategy: str) -> Any:

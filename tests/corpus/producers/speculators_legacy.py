@@ -100,6 +100,13 @@ def generate_one(name: str, work: Path) -> dict[str, Any]:
         "environment": common.environment(),
         "generator_command": common.command_line("speculators-0.3", name)
         + "  (in the overlay venv, see README)",
+        **common.family_fields(
+            "eagle3",
+            config.transformer_layer_config.model_type,
+            "speculators 0.3 Eagle3DraftModel; transformer_layer_config.model_type="
+            f"{config.transformer_layer_config.model_type!r}",
+            {"norm_before_residual": config.norm_before_residual},
+        ),
     }
 
 

@@ -40,7 +40,29 @@ VARIANTS: dict[str, tuple[list[str], str, str]] = {
     "aux4": (["--target-layer-ids", "1", "2", "4", "6"], "llama", "4 aux layers: fc is 4H"),
     "fc-norm": (["--fc-norm", "--no-norm-before-fc"], "llama", "per-layer fc_norm"),
     "full-vocab": ([], "llama", "no draft vocab (no token_freq): no d2t/t2d"),
+    "dflash": (["--speculator-type", "dflash"], "qwen3", "DFlash trainer defaults"),
+    "dflash-full-vocab": (["--speculator-type", "dflash"], "qwen3", "DFlash, full vocab"),
+    "dflash2": (
+        ["--speculator-type", "dflash2", "--selector-rank", str(common.SELECTOR_RANK)],
+        "qwen3",
+        "DFlash2 trainer defaults (full vocabulary, as DFlash2 requires; tiny selector rank)",
+    ),
+    "peagle": (
+        ["--speculator-type", "peagle"],
+        "llama",
+        "P-EAGLE trainer defaults (the draft arch defaults to qwen3 for every type but eagle3)",
+    ),
+    "peagle-llama": (
+        ["--speculator-type", "peagle", "--draft-arch", "llama"],
+        "llama",
+        "P-EAGLE with a Llama draft layer",
+    ),
 }
+
+# Variants trained without a token_freq.pt (the full verifier vocabulary: no d2t/t2d). DFlash2
+# requires it: dflash2/core.py DFlash2DraftModel.__init__ raises "DFlash2 currently requires
+# the full verifier vocabulary" for a reduced one.
+FULL_VOCAB = {"full-vocab", "dflash-full-vocab", "dflash2"}
 
 
 def _train_argv(verifier: Path, data: Path, save: Path, extra: list[str], vocab: bool) -> list[str]:
@@ -69,7 +91,7 @@ def generate_one(name: str, work: Path) -> dict[str, Any]:
     from speculators.train.config.schema import TrainConfig
 
     extra, arch, note = VARIANTS[name]
-    vocab = name != "full-vocab"
+    vocab = name not in FULL_VOCAB
     verifier = common.write_verifier(work, arch)
     data = work / f"data-{name}"
     data.mkdir(parents=True, exist_ok=True)
@@ -81,7 +103,7 @@ def generate_one(name: str, work: Path) -> dict[str, Any]:
     args = argparse.Namespace(**cfg.flatten())
     common.seed_everything()
     d2t, t2d, draft_vocab_size = parse_vocab_mappings(args)
-    model_class = SpeculatorModel.registry["eagle3"]
+    model_class = SpeculatorModel.registry[args.speculator_type]
     model = build_draft_model(args, model_class, t2d, d2t, draft_vocab_size)
     optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad])
     SingleGPUCheckpointer(save).save_checkpoint(model, optimizer, 0)
@@ -116,7 +138,24 @@ def generate_one(name: str, work: Path) -> dict[str, Any]:
         "stubs": [],
         "environment": common.environment(),
         "generator_command": common.command_line("speculators", name),
+        **_family(args.speculator_type, model),
     }
+
+
+def _family(speculator_type: str, model: Any) -> dict[str, Any]:
+    """The family record, read from the built model's own config."""
+    config = model.config
+    layer_type = config.transformer_layer_config.model_type
+    flags = None
+    if speculator_type in ("eagle3", "peagle"):
+        flags = {name: getattr(config, name) for name in common.EAGLE3_FLAGS}
+    return common.family_fields(
+        speculator_type,
+        layer_type,
+        f"speculators SpeculatorModel.registry[{speculator_type!r}] -> "
+        f"{type(model).__name__}; transformer_layer_config.model_type={layer_type!r}",
+        flags,
+    )
 
 
 def _public_argv(argv: list[str]) -> list[str]:

@@ -18,18 +18,33 @@ from eagle3_inspect.rules.en.contract import (
     load_contract,
     scanned,
 )
+from eagle3_inspect.rules.en.profile import FamilyProfile
 from eagle3_inspect.rules.en.versions import in_range, parse_version
 
 ROOT = Path(__file__).resolve().parents[3]
 CORPUS = ROOT / "tests/corpus"
 SGLANG = ["0.5.8", "0.5.9", "0.5.11", "0.5.12", "0.5.13", "0.5.14", "0.5.15", "0.5.16", "0.5.23"]
-VLLM = ["0.11.0", "0.15.0", "0.17.0", "0.20.0", "0.21.0", "0.22.0", "0.24.0", "0.25.0", "0.30.0"]
+VLLM = [
+    "0.11.0",
+    "0.15.0",
+    "0.17.0",
+    "0.19.0",
+    "0.20.0",
+    "0.21.0",
+    "0.22.0",
+    "0.24.0",
+    "0.25.0",
+    "0.30.0",
+]
 VLLM += ["0.33.0"]
 
 
-def one(spec: str):
+def one(spec: str) -> FamilyProfile:
+    """The EAGLE-3 section of the one engine version `spec` names (the contract's families)."""
     (profile,) = resolve_engines(spec)
-    return profile
+    section = profile.family_profile("eagle3")
+    assert section is not None
+    return section
 
 
 def corpus_config(name: str) -> dict:

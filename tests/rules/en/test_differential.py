@@ -14,6 +14,7 @@ import functools
 import importlib.util
 import json
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,8 @@ from eagle3_inspect.commands.validate import validate
 from eagle3_inspect.reader.checkpoint import Checkpoint
 from eagle3_inspect.rules.en import resolve_engines
 from eagle3_inspect.rules.en.versions import in_range, parse_version
+
+from .pending_families import PENDING
 
 ROOT = Path(__file__).resolve().parents[3]
 TRUTH_DIR = ROOT / "tools/engine_truth"
@@ -37,6 +40,29 @@ def _tool(name: str):
 
 
 harm = _tool("harm")
+sys.path.insert(0, str(TRUTH_DIR))  # cell_checks imports harm by name, as the tools do
+cells = _tool("cell_checks")
+CHECKS = {"errors", "fc_width", "aux_ids"}
+
+
+class PendingFamilyCell(UserWarning):
+    """A truth cell the drafter-families rules do not match yet (pending_families.py)."""
+
+
+def _pending(cell: str, check: str, detail: str) -> None:
+    warnings.warn(f"pending {check}: {cell}: {detail}", PendingFamilyCell, stacklevel=2)
+
+
+def _judge(cell: str, check: str, detail: str | None, problems: list) -> None:
+    """A disagreement fails unless the cell is pending for `check` (then it is printed); a
+    pending cell that now agrees fails too, so the pending list only shrinks."""
+    pending = check in PENDING.get(cell, ())
+    if detail is not None and pending:
+        _pending(cell, check, detail)
+    elif detail is not None:
+        problems.append(f"{cell}: {detail}")
+    elif pending:
+        problems.append(f"STALE PENDING {check} {cell}: the rules now match the engine; remove it")
 
 
 @pytest.fixture(scope="module")
@@ -94,12 +120,23 @@ def test_validate_errors_exactly_when_the_engine_fails(name: str, roots: dict) -
         if not harm.compared(result):
             continue
         _profile_covers(key)
-        harmful, why = harm.engine_says_harm(result, config, entry["tensors"])
-        errors = _errors(path, key)
-        if harmful != bool(errors):
-            kind = "FALSE ERROR" if errors else "MISSED"
-            disagreements.append(f"{kind} {key}: engine: {why}; validate errors: {errors}")
+        detail = cells.errors_check(result, config, entry["tensors"], _errors(path, key))
+        cell = f"{name} {key}"
+        _judge(cell, "errors", detail, disagreements)
     assert not disagreements, "\n".join(disagreements)
+
+
+def test_pending_cells_are_named_truth_cells() -> None:
+    """Every pending entry is a cell of the committed truth with known checks; the count is
+    printed so a run shows how much of the families work is left."""
+    known = {
+        f"{n} {k}" for n, e in TRUTH["drafters"].items() for k in [*e["results"], cells.NO_ENGINE]
+    }
+    unknown = sorted(set(PENDING) - known)
+    assert unknown == [], unknown
+    assert all(checks and checks <= CHECKS for checks in PENDING.values())
+    counts = {check: sum(check in c for c in PENDING.values()) for check in sorted(CHECKS)}
+    print(f"pending families cells: {len(PENDING)} {counts}")
 
 
 def test_harness_only_rows_are_few_and_named() -> None:
@@ -135,39 +172,32 @@ def test_no_engine_no_error_for_drafters_some_engine_loads_as_trained() -> None:
     """Without --engine, validate cannot know the engine: a drafter that some engine version
     loads as trained must not get an error (E3017 on speculators-format configs did)."""
     corpus = ROOT / "tests/corpus"
+    problems: list[str] = []
     for name, entry in sorted(TRUTH["drafters"].items()):
         label, _, rel = name.partition("/")
         if label != "corpus":
             continue
         config = json.loads((corpus / rel / "config.json").read_text())
-        loads = [
-            key
-            for key, r in entry["results"].items()
-            if harm.compared(r) and not harm.engine_says_harm(r, config, entry["tensors"])[0]
-        ]
-        if loads:
-            assert _errors(corpus / rel, None) == (), (name, loads)
+        detail = cells.no_engine_check(entry, config, _errors(corpus / rel, None))
+        _judge(f"{name} {cells.NO_ENGINE}", "errors", detail, problems)
+    assert problems == [], "\n".join(problems)
 
 
 def test_fc_width_each_profile_expects_is_the_one_the_engine_built(roots: dict) -> None:
     """EN015's model of fc (profile `fc_aux_count`) against the `fc_in_features` the engine's own
     __init__ built for every drafter it got that far with."""
-    from eagle3_inspect.rules.en.conditions import shape_fact
-    from eagle3_inspect.rules.en.fcwidth import engine_aux_count
-
-    checked = 0
+    checked, problems = 0, []
     for name, entry in sorted(TRUTH["drafters"].items()):
         label, _, rel = name.partition("/")
         config = json.loads((roots[label] / rel / "config.json").read_text())
-        hidden = shape_fact(config, "target_hidden_size") or shape_fact(config, "hidden_size")
         for key, result in sorted(entry["results"].items()):
-            built = result.get("fc_in_features")
-            if not isinstance(built, int) or not harm.compared(result):
+            if not isinstance(result.get("fc_in_features"), int) or not harm.compared(result):
                 continue
-            (profile,) = resolve_engines(key)
-            count, source = engine_aux_count(profile, config)
-            assert count * hidden == built, (name, key, source)
+            profile = cells.family_section(key, roots[label] / rel)
+            detail = cells.fc_width_check(result, config, profile)
+            _judge(f"{name} {key}", "fc_width", detail, problems)
             checked += 1
+    assert problems == [], "\n".join(problems)
     assert checked > 250  # 291 records carry fc_in_features in the committed truth
 
 
@@ -175,17 +205,16 @@ def test_aux_ids_each_profile_reads_are_the_ones_the_engine_captured(roots: dict
     """The profile's aux-id location (`aux_layer_ids`, first present wins) gives the ids the
     engine's own reader returned (SGLang model_runner, vLLM _get_eagle3_aux_layers_from_config),
     None where the engine falls back to the target default."""
-    from eagle3_inspect.rules.en.conditions import first_present
-
-    checked = 0
+    checked, problems = 0, []
     for name, entry in sorted(TRUTH["drafters"].items()):
         label, _, rel = name.partition("/")
         config = json.loads((roots[label] / rel / "config.json").read_text())
         for key, result in sorted(entry["results"].items()):
             if result["engine"] == "speculators" or not harm.compared(result):
                 continue
-            (profile,) = resolve_engines(key)
-            found = first_present(config, profile.aux_layer_ids)
-            assert (found[1] if found else None) == result.get("aux_layer_ids"), (name, key)
+            profile = cells.family_section(key, roots[label] / rel)
+            detail = cells.aux_ids_check(result, config, profile)
+            _judge(f"{name} {key}", "aux_ids", detail, problems)
             checked += 1
+    assert problems == [], "\n".join(problems)
     assert checked > 300  # 379 SGLang / vLLM records in the committed truth

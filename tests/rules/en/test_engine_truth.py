@@ -13,8 +13,8 @@ TRUTH = ROOT / "tools/engine_truth/engine_truth.json"
 MANIFEST = ROOT / "tests/corpus/manifest.json"
 VERDICTS = {"LOADED", "REFUSED", "LOAD-ERROR", "NOT-MODELLED"}
 REQUIRED_ENGINE_VERSIONS = {
-    "sglang": {"0.5.8", "0.5.9", "0.5.11", "0.5.12"},
-    "vllm": {"0.11.0", "0.15.0", "0.20.0", "0.25.0", "0.30.0"},
+    "sglang": {"0.5.8", "0.5.9", "0.5.11", "0.5.12", "0.5.13", "0.5.16", "0.5.17", "0.5.23"},
+    "vllm": {"0.11.0", "0.15.0", "0.17.0", "0.20.0", "0.21.0", "0.25.0", "0.30.0", "0.33.0"},
 }
 
 
@@ -82,3 +82,67 @@ def test_seed_case_is_recorded_as_the_engine_did_it(truth: dict) -> None:
     broken = truth["drafters"]["demo/drafter-broken"]["results"]["sglang@0.5.11"]
     assert broken["verdict"] == "LOAD-ERROR"
     assert "fc" in broken["why"]["exception"] or "384" in broken["why"]["exception"]
+
+
+def _manifest() -> list[dict]:
+    return json.loads(MANIFEST.read_text())["drafters"]
+
+
+def test_only_the_declared_paths_are_not_modelled(truth: dict) -> None:
+    """Issue 19: MLA and Qwen3 EAGLE-3 rows are run, not skipped; the one path left
+    unmodelled is vLLM >= 0.30's quantized linear-scheme framework, for the FP8 drafter."""
+    left = sorted(
+        f"{name} {key}"
+        for name, entry in truth["drafters"].items()
+        for key, result in entry["results"].items()
+        if result["verdict"] == "NOT-MODELLED"
+    )
+    assert left == [
+        "corpus/modelopt-0.47.0-fp8 vllm@0.30.0",
+        "corpus/modelopt-0.47.0-fp8 vllm@0.33.0",
+    ]
+    for cell in left:
+        name, key = cell.split()
+        why = truth["drafters"][name]["results"][key]["why"]
+        assert why["stage"] == "quantization" and "ModelOptLinearMethod" in why["exception"]
+
+
+def test_every_family_has_a_verdict_on_every_engine_version(truth: dict) -> None:
+    families = {e["family"] for e in _manifest()}
+    assert families == {"eagle3", "peagle", "dflash", "dflash2"}
+    keys = {f"{e}@{v}" for e, vs in truth["engine_versions"].items() for v in vs}
+    for entry in _manifest():
+        results = truth["drafters"][f"corpus/{entry['dir']}"]["results"]
+        assert set(results) == keys, entry["dir"]
+
+
+def test_sglang_drops_the_fp8_fc_scales(truth: dict) -> None:
+    """The issue's FP8 claim, run: SGLang's llama_eagle3.py builds fc as a plain nn.Linear, so
+    Model-Optimizer's fc.weight_scale / fc.input_scale reach no parameter (every decoder
+    linear gets ModelOptFp8LinearMethod parameters and loads its scales); older SGLang cannot
+    parse the export's nested quantization_config and refuses the draft."""
+    results = truth["drafters"]["corpus/modelopt-0.47.0-fp8"]["results"]
+    newest = results["sglang@0.5.23"]
+    assert newest["verdict"] == "LOADED"
+    assert newest["dropped"] == ["fc.input_scale", "fc.weight_scale"]
+    assert newest["quant_method"] == "ModelOptFp8Config"
+    scales = {n for n in newest["quantized_params"] if n.endswith("_scale")}
+    assert "model.layers.0.self_attn.qkv_proj.weight_scale" in scales
+    assert not any(n.startswith("model.fc.") for n in newest["quantized_params"])
+    assert results["sglang@0.5.8"]["verdict"] == "REFUSED"
+    assert "Unknown quantization method" in results["sglang@0.5.8"]["why"]["exception"]
+    # vLLM quantizes fc too (ModelOptFp8Config, every draft linear) and loads every scale.
+    vllm = results["vllm@0.25.0"]
+    assert vllm["verdict"] == "LOADED" and vllm["dropped"] == []
+    assert "model.fc.weight_scale" in vllm["quantized_params"]
+
+
+def test_v2_runner_reader_is_run_for_every_vllm_row_that_has_it(truth: dict) -> None:
+    v2 = "vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py"
+    for name, entry in truth["drafters"].items():
+        for key, result in entry["results"].items():
+            if result["engine"] != "vllm" or key in ("vllm@0.11.0", "vllm@0.15.0"):
+                continue
+            if result["verdict"] == "REFUSED" and result["why"].get("stage") == "config":
+                continue
+            assert v2 in result.get("aux_layer_ids_by_runner", {}), (name, key)

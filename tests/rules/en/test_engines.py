@@ -113,9 +113,12 @@ def speculators_config(**overrides) -> dict:
     return config
 
 
-def one(spec: str):
+def one(spec: str, family: str = "eagle3"):
+    """The `family` section of the one profile `spec` resolves to."""
     (profile,) = resolve_engines(spec)
-    return profile
+    found = profile.family_profile(family)
+    assert found is not None, (spec, family)
+    return found
 
 
 def codes(findings) -> list[str]:
@@ -164,18 +167,40 @@ def _raw(name: str) -> dict:
     ("mutate", "message"),
     [
         (lambda d: d.update(colour="blue"), "unknown keys"),
-        (lambda d: d["names"].update(unknown="explode"), "is not one of"),
-        (lambda d: d["names"]["params"][0].update(pattern="(unclosed"), "bad regex"),
-        (lambda d: d["names"]["params"][0].update(when=["cfg:"]), "unknown condition"),
-        (lambda d: d["names"]["params"][0].update(when=["sunny"]), "unknown condition"),
-        (lambda d: d["names"]["required"][0].update(severity="fatal"), "severity"),
+        (lambda d: d["families"]["eagle3"]["names"].update(unknown="explode"), "is not one of"),
+        (
+            lambda d: d["families"]["eagle3"]["names"]["params"][0].update(pattern="(unclosed"),
+            "bad regex",
+        ),
+        (
+            lambda d: d["families"]["eagle3"]["names"]["params"][0].update(when=["cfg:"]),
+            "unknown condition",
+        ),
+        (
+            lambda d: d["families"]["eagle3"]["names"]["params"][0].update(when=["sunny"]),
+            "unknown condition",
+        ),
+        (
+            lambda d: d["families"]["eagle3"]["names"]["required"][0].update(severity="fatal"),
+            "severity",
+        ),
         (lambda d: d.update(max_version="0.5.0"), "max_version must exceed"),
-        (lambda d: d["config"].update(aux_layer_convention="sideways"), "is not one of"),
-        (lambda d: d["config"]["norm_flags"][0].update(default="no"), "boolean"),
+        (
+            lambda d: d["families"]["eagle3"]["config"].update(aux_layer_convention="sideways"),
+            "is not one of",
+        ),
+        (
+            lambda d: d["families"]["eagle3"]["config"]["norm_flags"][0].update(default="no"),
+            "boolean",
+        ),
         (lambda d: d.update(checked_versions=[]), "checked_versions"),
-        (lambda d: d["names"]["required"][0].pop("names"), "needs `names`"),
-        (lambda d: d["config"]["norm_flags"][0].pop("name"), "needs a string `name`"),
-        (lambda d: d.update(speculators_architectures={"llama": 1}), "map strings"),
+        (lambda d: d["families"]["eagle3"]["names"]["required"][0].pop("names"), "needs `names`"),
+        (lambda d: d["families"]["eagle3"]["config"]["norm_flags"][0].pop("name"), "needs `name`"),
+        (
+            lambda d: d["families"]["eagle3"].update(speculators_architectures={"llama": 1}),
+            "maps strings",
+        ),
+        (lambda d: d["families"].update(medusa={}), "unknown drafter families"),
     ],
 )
 def test_schema_rejects_malformed_profiles(mutate, message):
@@ -221,8 +246,9 @@ def test_resolution_picks_the_covering_profile_and_capture_version():
 
 
 def test_resolution_without_version_is_the_newest_profile():
+    (engine,) = resolve_engines("sglang")
+    assert engine.max_version is None
     newest = one("sglang")
-    assert newest.max_version is None
     assert newest.label == "sglang@0.5.23"
     labels = [p.label for p in resolve_engines("all")]
     assert sorted(p.split("@")[0] for p in labels) == ["sglang", "speculators", "trtllm", "vllm"]
@@ -544,13 +570,38 @@ def test_vllm_0_24_drops_fc_norm_of_speculators_configs():
     assert check_engine(one("vllm@0.25.0"), ckpt, config) == []
 
 
-def test_mla_drafts_are_served_but_not_name_checked_where_unprofiled():
-    kimi = sglang_config(architectures=["Eagle3DeepseekV2ForCausalLM"])
-    ckpt = layers_ckpt("layers.0.self_attn.kv_a_proj_with_mqa.weight")
-    assert codes(check_engine(one("sglang@0.5.11"), ckpt, kimi))[-1] == "EN004"  # no MLA class
-    newer = check_engine(one("sglang@0.5.12"), ckpt, kimi)
-    assert codes(newer) == ["EN012"]
-    assert codes(check_engine(one("vllm@0.33.0"), ckpt, kimi)) == ["EN012"]
+MLA_LAYER = [
+    "self_attn.q_a_proj.weight",
+    "self_attn.q_a_layernorm.weight",
+    "self_attn.q_b_proj.weight",
+    "self_attn.kv_a_proj_with_mqa.weight",
+    "self_attn.kv_a_layernorm.weight",
+    "self_attn.kv_b_proj.weight",
+    "self_attn.o_proj.weight",
+    *(x for x in LAYER if not x.startswith("self_attn.")),
+]
+
+
+def mla_ckpt(*drop: str) -> dict:
+    """The names Model-Optimizer's kimik2 export writes (corpus modelopt-0.47.0-mla-kimik2)."""
+    names = [f"layers.0.{x}" for x in MLA_LAYER] + ["fc.weight", "norm.weight", "lm_head.weight"]
+    return tensors(n for n in names if n not in drop)
+
+
+def test_mla_drafts_are_name_checked_by_their_own_loader():
+    kimi = sglang_config(
+        architectures=["Eagle3DeepseekV2ForCausalLM"], q_lora_rank=32, draft_vocab_size=128256
+    )
+    assert codes(check_engine(one("sglang@0.5.11"), mla_ckpt(), kimi))[-1] == "EN004"
+    for spec in ("sglang@0.5.12", "sglang@0.5.23", "vllm@0.20.0", "vllm@0.33.0"):
+        assert check_engine(one(spec, "eagle3:mla"), mla_ckpt(), kimi) == [], spec
+        missing = check_engine(
+            one(spec, "eagle3:mla"), mla_ckpt("layers.0.self_attn.kv_b_proj.weight"), kimi
+        )
+        assert [f.code for f in missing] == ["EN002"], spec
+    llama_names = check_engine(one("sglang@0.5.23", "eagle3:mla"), layers_ckpt(), kimi)
+    assert "EN013" in codes(llama_names) and "EN002" in codes(llama_names)
+    assert "EN008" in codes(check_engine(one("vllm@0.33.0", "eagle3:mla"), layers_ckpt(), kimi))
 
 
 def test_tie_word_embeddings_drops_the_trained_head_in_sglang():
@@ -596,7 +647,7 @@ def test_every_finding_carries_engine_hint_and_catalogue_severity():
 
 def test_catalogue_documents_every_en_code():
     rules = {code: r for code, r in all_rules().items() if code.startswith("EN")}
-    assert sorted(rules) == [f"EN{n:03d}" for n in range(1, 16)] + ["EN018", "EN019", "EN022"]
+    assert sorted(rules) == [f"EN{n:03d}" for n in range(1, 23)]
     for rule in rules.values():
         assert rule.summary and rule.explanation and rule.example and rule.hint
     sources = "".join(
@@ -699,10 +750,12 @@ def test_generator_reads_vllm_registry_and_supports_eagle3(tmp_path, gen):
 
 
 def test_a_version_newer_than_any_read_says_so():
-    (newest,) = resolve_engines("sglang")
+    (engine,) = resolve_engines("sglang")
     # resolve_engines refuses a version newer than every one read (issue 24 item 8); a profile
     # made by hand for one still gets EN012.
-    future = dataclasses.replace(newest, version="99.0")
+    newest = engine.family_profile("eagle3")
+    future = dataclasses.replace(engine, version="99.0").family_profile("eagle3")
+    assert newest is not None and future is not None
     assert [f.code for f in check_engine(newest, {}, None) if f.code == "EN012"] == []
     notes = [f for f in check_engine(future, {}, None) if f.code == "EN012"]
     assert len(notes) == 1 and "newer than every sglang version" in notes[0].message

@@ -16,8 +16,9 @@ H = 64
 
 
 def one(spec: str):
+    """The EAGLE-3 section of the one profile `spec` resolves to."""
     (profile,) = resolve_engines(spec)
-    return profile
+    return profile.family_profile("eagle3")
 
 
 def ckpt(aux: int, prefix: str = "layers.0.") -> dict[str, TensorInfo]:

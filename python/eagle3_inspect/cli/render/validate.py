@@ -27,6 +27,7 @@ def _layout_line(report: ValidateReport) -> str:
 
 def render_validate(report: ValidateReport, console: Console) -> None:
     console.print(f"[bold]{report.path}[/bold]")
+    console.print(f"family: {report.family.title}")
     console.print(_layout_line(report))
     if report.vocab is not None and report.vocab.encoding != "absent":
         v = report.vocab

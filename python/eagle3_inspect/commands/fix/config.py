@@ -19,7 +19,7 @@ from eagle3_inspect.reader.draft_config import (
     DraftConfig,
 )
 from eagle3_inspect.rules.en.aux import capture_indices, convention_for
-from eagle3_inspect.rules.en.profile import EngineProfile
+from eagle3_inspect.rules.en.profile import FamilyProfile
 
 # The id convention each producer style trains with (eagle3-formats.md C.4).
 STYLE_CONVENTION = {"speculators": "input-of", "sglang": "output-of", "eagle": "output-of"}
@@ -85,21 +85,34 @@ def to_hf_style(config: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def to_speculators_style(config: dict[str, Any], verifier_archs: list[str]) -> dict[str, Any]:
-    """An HF/SGLang-style config in the speculators format (model fields nested, aux ids and
-    norm flags top-level). Speculators configs are returned as a copy."""
+def to_speculators_style(
+    config: dict[str, Any], verifier_archs: list[str], family: str = "eagle3"
+) -> dict[str, Any]:
+    """An HF/SGLang-style config in the speculators format of `family` (`eagle3`, `peagle`:
+    model fields nested, aux ids and norm flags top-level). Speculators configs are returned as
+    a copy. A P-EAGLE config needs its mask token (vLLM's update_peagle reads mask_token_id
+    unconditionally): without one the conversion is refused, as the token cannot be guessed."""
     if "speculators_model_type" in config:
         return copy.deepcopy(config)
+    if family == "peagle" and not isinstance(config.get("mask_token_id"), int):
+        raise Refusal(
+            "PE003",
+            "a speculators P-EAGLE config needs mask_token_id (vLLM update_peagle), and the "
+            "source states none: which token was the mask in training cannot be told",
+        )
     flat = to_hf_style(config)
     layer = {k: v for k, v in flat.items() if k not in SPECULATORS_TOP}
     out = {k: v for k, v in flat.items() if k in SPECULATORS_TOP}
     for key in ("vocab_size", "hidden_size"):
         if key in flat:
             layer[key] = flat[key]
+    if family == "peagle":
+        out["mask_token_id"] = config["mask_token_id"]
+        layer.pop("mask_token_id", None)
     out["transformer_layer_config"] = layer
-    out["speculators_model_type"] = "eagle3"
+    out["speculators_model_type"] = family
     out["speculators_config"] = {
-        "algorithm": "eagle3",
+        "algorithm": family,
         "default_proposal_method": "greedy",
         "proposal_methods": [{"proposal_type": "greedy", "speculative_tokens": 3}],
         "verifier": {"architectures": verifier_archs, "name_or_path": None},
@@ -108,7 +121,7 @@ def to_speculators_style(config: dict[str, Any], verifier_archs: list[str]) -> d
 
 
 def aux_ids_for(
-    profile: EngineProfile, draft: DraftConfig, target_arch: str | None
+    profile: FamilyProfile, draft: DraftConfig, target_arch: str | None
 ) -> tuple[list[int] | None, str]:
     """The aux ids in this engine's convention (None when the source declares none) and a note."""
     ids = draft.aux_layer_ids
@@ -137,12 +150,12 @@ def aux_ids_for(
     )
 
 
-def place_aux_ids(profile: EngineProfile, config: dict[str, Any], ids: list[int]) -> None:
+def place_aux_ids(profile: FamilyProfile, config: dict[str, Any], ids: list[int]) -> None:
     """Writes `ids` where the engine (and each of its runners) reads them first, nowhere else."""
     for location in AUX_ID_LOCATIONS:
         pop_path(config, location)
     places = list(profile.aux_layer_ids[:1])
-    places += [read[0] for _, read in profile.aux_layer_runners if read]
+    places += [runner.read[0] for runner in profile.aux_layer_runners if runner.read]
     for place in dict.fromkeys(places):
         set_path(config, place, list(ids))
     if "eagle_config" in config and not config["eagle_config"]:
@@ -155,7 +168,7 @@ def model_type_of(config: dict[str, Any]) -> str:
     return str(found or config.get("model_type") or "llama")
 
 
-def pick_architecture(profile: EngineProfile, config: dict[str, Any]) -> str | None:
+def pick_architecture(profile: FamilyProfile, config: dict[str, Any]) -> str | None:
     """The draft class this engine serves for the config's model type (None: any will do)."""
     served = sorted(profile.draft_architectures)
     if not served:

@@ -20,7 +20,7 @@ from eagle3_inspect.rules.en.contract import (
 )
 from eagle3_inspect.rules.en.contract.check import trained_value
 from eagle3_inspect.rules.en.contract.view import COMPUTED
-from eagle3_inspect.rules.en.profile import EngineProfile
+from eagle3_inspect.rules.en.profile import FamilyProfile
 
 VERIFIER = "speculators_config.verifier.name_or_path"
 ROUNDS = 4  # a repair can expose a later read of another field; each round fixes what is left
@@ -57,7 +57,7 @@ def place_verifier(config: dict[str, Any], name: str | None, explicit: bool) -> 
 
 
 def satisfy_contract(
-    profile: EngineProfile, config: dict[str, Any], source: dict[str, Any]
+    profile: FamilyProfile, config: dict[str, Any], source: dict[str, Any]
 ) -> list[str]:
     """Repairs `config` (in place) against the contract of `profile`'s engine version; returns
     a note per repair. Raises Refusal for a field that cannot be given a trained value."""

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from eagle3_inspect.commands.diff.config import key_path_diff
+from eagle3_inspect.commands.fix import dflash
 from eagle3_inspect.commands.fix.config import (
     Refusal,
     aux_ids_for,
@@ -30,6 +31,7 @@ from eagle3_inspect.commands.fix.names import DIALECTS, rename_all
 from eagle3_inspect.commands.fix.simulate import UNFIXABLE, errors, score, simulate
 from eagle3_inspect.commands.fix.vocab import generate_t2d, needs_t2d, offsets_d2t, t2d_info
 from eagle3_inspect.findings import Finding, Severity
+from eagle3_inspect.layout import detect_layout
 from eagle3_inspect.reader.checkpoint import Checkpoint
 from eagle3_inspect.reader.draft_config import read_draft_config
 from eagle3_inspect.reader.target import TargetInfo
@@ -37,9 +39,17 @@ from eagle3_inspect.reader.tensorinfo import TensorInfo
 from eagle3_inspect.rules.en.capture import first_capturing_version
 from eagle3_inspect.rules.en.conditions import draft_num_layers, holds
 from eagle3_inspect.rules.en.configcheck import _intent, check_architecture
-from eagle3_inspect.rules.en.profile import EngineProfile
+from eagle3_inspect.rules.en.profile import EngineProfile, FamilyProfile
+from eagle3_inspect.rules.en.served import not_served
+from eagle3_inspect.rules.family.detect import detect_family
+from eagle3_inspect.rules.family.model import Family
 
 DROPPED_CODES = {"EN001", "EN013"}
+# The families a conversion is defined for (commands/fix/dflash.py for the DFlash ones).
+CONVERTIBLE = ("eagle3", "peagle", "dflash", "dflash2")
+DFLASH_FAMILIES = ("dflash", "dflash2")
+# DFlash keys are only ever `layers.N.` without `model.` (both engines' loaders expect that).
+DFLASH_DIALECTS = (("layers", ""),)
 
 
 @dataclass
@@ -107,7 +117,7 @@ class Verifier:
 
 
 def _config_for(
-    profile: EngineProfile,
+    profile: FamilyProfile,
     source: dict[str, Any],
     style: str,
     names: set[str],
@@ -118,8 +128,19 @@ def _config_for(
     draft = read_draft_config(source)
     target_arch = target.architectures[0] if target and target.architectures else None
     verifier_archs = list(target.architectures) if target else []
+    family = profile.family.partition(":")[0]
+    if family in DFLASH_FAMILIES:
+        config = (
+            dflash.to_speculators(source, target, family)
+            if style == "speculators"
+            else dflash.to_zlab(source, target)
+        )
+        if d2t_len is not None and config.get("draft_vocab_size") is None:
+            config["draft_vocab_size"] = d2t_len
+        _refuse_headless_dflash_for_speculators(profile, source, config, names)
+        return _held_to_contract(profile, config, source, verifier)
     config = (
-        to_speculators_style(source, verifier_archs)
+        to_speculators_style(source, verifier_archs, family)
         if style == "speculators"
         else to_hf_style(source)
     )
@@ -136,6 +157,35 @@ def _config_for(
         intent = _intent(rule.name, source, names)
         if rule.read and intent is not None and holds(config, rule.when):
             set_path(config, rule.read[0], intent[0])
+    return _held_to_contract(profile, config, source, verifier)
+
+
+def _refuse_headless_dflash_for_speculators(
+    profile: FamilyProfile, source: dict[str, Any], config: dict[str, Any], names: set[str]
+) -> None:
+    """DF012: speculators' own DFlashDraftModel never loaded as trained a DFlash drafter
+    converted from a config with no draft_vocab_size and no lm_head of its own (the
+    Model-Optimizer form, which logits through the target's head): tools/engine_truth/
+    fix_truth.json, d2t / t2d never loaded; with a verifier, a size mismatch loading the head.
+    So no speculators config is written for one."""
+    converted = "speculators_model_type" not in source  # speculators' own output loads
+    headless = "lm_head.weight" not in names and config.get("draft_vocab_size") is None
+    if profile.engine == "speculators" and converted and headless:
+        raise Refusal(
+            "DF012",
+            f"{profile.label} cannot load this DFlash drafter as trained: it has no lm_head "
+            "of its own and states no draft_vocab_size, so speculators' DFlashDraftModel "
+            "builds a draft head and d2t / t2d (its default draft vocabulary) the checkpoint "
+            "cannot fill (run: d2t / t2d never loaded; with a verifier, a size mismatch "
+            "loading the head)",
+        )
+
+
+def _held_to_contract(
+    profile: FamilyProfile, config: dict[str, Any], source: dict[str, Any], verifier: Verifier
+) -> tuple[dict[str, Any], list[str], Refusal | None]:
+    """`config` with the verifier placed and repaired against the engine's config contract,
+    the repairs' notes, and the contract's refusal when a field has no trained value."""
     place_verifier(config, verifier.name, verifier.explicit)
     try:
         return config, satisfy_contract(profile, config, source), None
@@ -145,12 +195,16 @@ def _config_for(
 
 
 def _candidates(
-    profile: EngineProfile,
+    profile: FamilyProfile,
     ckpt: Checkpoint,
     target: TargetInfo | None,
     d2t_len: int | None,
     verifier: Verifier,
+    refused: list[Refusal],
 ) -> Iterator[tuple[dict[str, Any] | None, tuple[list[str], Refusal | None], dict[str, str], int]]:
+    """(config, (contract notes, contract refusal), names, style rank) per key dialect x config
+    style; a style whose config cannot be written without guessing is skipped, its refusal
+    kept in `refused`."""
     source = ckpt.config or {}
     layers = draft_num_layers(source)
     # Ties go to the engine's own format (speculators loads its own), else to the source's.
@@ -158,12 +212,17 @@ def _candidates(
     first = "speculators" if profile.engine == "speculators" else native
     styles = [first, "hf" if first == "speculators" else "speculators"]
     for style_rank, style in enumerate(styles):
-        config, notes, refusal = (
-            _config_for(profile, source, style, set(ckpt.tensors), target, d2t_len, verifier)
-            if ckpt.config
-            else (None, [], None)
-        )
-        for dialect, prefix in DIALECTS:
+        try:
+            config, notes, refusal = (
+                _config_for(profile, source, style, set(ckpt.tensors), target, d2t_len, verifier)
+                if ckpt.config
+                else (None, [], None)
+            )
+        except Refusal as cannot:
+            refused.append(cannot)
+            continue
+        dialects = DFLASH_DIALECTS if profile.family in DFLASH_FAMILIES else DIALECTS
+        for dialect, prefix in dialects:
             names = rename_all(sorted(ckpt.tensors), dialect, prefix, layers)
             if names is not None:
                 yield config, (notes, refusal), names, style_rank
@@ -176,36 +235,57 @@ def _infos(
     return out | extra
 
 
+def served_family(engine: EngineProfile, ckpt: Checkpoint) -> tuple[FamilyProfile, Family]:
+    """The drafter family of `ckpt` and the engine version's section for it, or `Refusal`:
+    a checkpoint of no known drafter family, a family the version does not serve, or one no
+    conversion is defined for."""
+    cfg = read_draft_config(ckpt.config)
+    family = detect_family(ckpt.tensors, cfg, detect_layout(ckpt.tensors, ckpt.config))
+    if not family.is_drafter:
+        code = "FM002" if family.name == "target" else "FM001"
+        raise Refusal(code, f"{family.title} ({'; '.join(family.evidence)}): nothing to convert")
+    profile = engine.family_profile(family.name, family.variant)
+    if profile is None:
+        refusal = not_served(engine, family.name)
+        raise Refusal(refusal.code, refusal.message)
+    if family.name not in CONVERTIBLE:  # pragma: no cover - every known family converts
+        raise Refusal("EN004", f"no conversion is defined for {family.title} drafters")
+    return profile, family
+
+
 def make_plan(
-    profile: EngineProfile,
+    engine: EngineProfile,
     ckpt: Checkpoint,
     target: TargetInfo | None = None,
     drop_unused: bool = False,
     verifier: Verifier = Verifier(),
 ) -> Plan:
-    """The plan for serving `ckpt` with `profile`, or `Refusal`."""
+    """The plan for serving `ckpt` with `engine`, or `Refusal`."""
     bad = [f for f in ckpt.findings if f.severity is Severity.ERROR]
     if bad:
         raise Refusal(bad[0].code, bad[0].message)
+    profile, family = served_family(engine, ckpt)
     d2t, d2t_note = offsets_d2t(ckpt, target)
     d2t_len = int(ckpt.tensors["d2t"].shape[0]) if "d2t" in ckpt.tensors else None
     best = None
+    refused: list[Refusal] = []
     for config, contract, names, style_rank in _candidates(
-        profile, ckpt, target, d2t_len, verifier
+        profile, ckpt, target, d2t_len, verifier, refused
     ):
         extra: dict[str, TensorInfo] = {}
-        found, raw = simulate(profile, _infos(ckpt, names, extra), config, target)
+        found, raw = simulate(profile, family, _infos(ckpt, names, extra), config, target)
         t2d = None
         draft = read_draft_config(config)
         if needs_t2d(found) and d2t_len and draft.vocab_size and "t2d" not in ckpt.tensors:
             extra = {"t2d": t2d_info(int(draft.vocab_size))}
-            found, raw = simulate(profile, _infos(ckpt, names, extra), config, target)
+            found, raw = simulate(profile, family, _infos(ckpt, names, extra), config, target)
             t2d = int(draft.vocab_size)
         changed = sum(a != b for a, b in names.items())
         key = (*score(raw), changed, style_rank)
         if best is None or key < best[0]:
             best = (key, config, names, found, t2d, extra, contract)
-    assert best is not None
+    if best is None:
+        raise refused[0]
     _, config, names, found, t2d_size, extra, (config_notes, contract_refusal) = best
     dropped: list[str] = []
     if drop_unused:
@@ -214,10 +294,12 @@ def make_plan(
         unused |= {n for n in back if any(re.search(p, n) for p in profile.skipped)}
         dropped = sorted(back[n] for n in unused if n in back)
         names = {a: b for a, b in names.items() if a not in dropped}
-        found, _ = simulate(profile, _infos(ckpt, names, extra), config, target)
+        found, _ = simulate(profile, family, _infos(ckpt, names, extra), config, target)
     blocking = [f for f in errors(found) if f.code not in UNFIXABLE]
     if blocking and contract_refusal is not None and any(f.code == "EN018" for f in blocking):
         raise contract_refusal
+    if blocking and refused:
+        raise refused[0]  # the form the engine would serve could not be written: say why
     if blocking:
         raise Refusal(blocking[0].code, blocking[0].message)
     plan = Plan(
@@ -229,7 +311,7 @@ def make_plan(
         d2t=d2t if "d2t" in names else None,
         expected=[f for f in errors(found) if f.code in UNFIXABLE],
     )
-    if d2t_note and plan.d2t is not None:
+    if d2t_note and (plan.d2t is not None or d2t is None):
         plan.notes.append(d2t_note)
     plan.notes += config_notes
     if t2d_size is not None:
@@ -239,7 +321,7 @@ def make_plan(
 
 
 def _suggest(
-    profile: EngineProfile, target: TargetInfo | None, expected: list[Finding]
+    profile: FamilyProfile, target: TargetInfo | None, expected: list[Finding]
 ) -> str | None:
     if not expected or target is None or not target.architectures:
         return None

@@ -13,29 +13,32 @@ from eagle3_inspect.layout import detect_layout
 from eagle3_inspect.reader.draft_config import read_draft_config
 from eagle3_inspect.reader.target import TargetInfo
 from eagle3_inspect.reader.tensorinfo import TensorInfo
-from eagle3_inspect.rules.e3 import check_drafter
-from eagle3_inspect.rules.e3.target import check_target
 from eagle3_inspect.rules.en import check_all
-from eagle3_inspect.rules.en.fold import fold_under_refusal
-from eagle3_inspect.rules.en.profile import EngineProfile
+from eagle3_inspect.rules.en.fold import REFUSALS, fold_under_refusal
+from eagle3_inspect.rules.en.profile import FamilyProfile
+from eagle3_inspect.rules.family.check import check_family, check_family_target
+from eagle3_inspect.rules.family.model import Family
 
 # Findings no conversion of the drafter can fix: the target class cannot capture aux states.
 UNFIXABLE = {"EN006"}
 
 
 def simulate(
-    profile: EngineProfile,
+    profile: FamilyProfile,
+    family: Family,
     tensors: Mapping[str, TensorInfo],
     config: dict[str, Any] | None,
     target: TargetInfo | None,
 ) -> tuple[list[Finding], list[Finding]]:
-    """The E3, target and EN findings validate would report for these names and this config
-    (EN findings folded under a refusal), and the same before folding (what `score` counts: a
+    """The family, target and EN findings validate would report for these names and this
+    config, served as `family` (the source's: a plan never changes what the drafter is), EN
+    findings folded under a refusal; and the same before folding (what `score` counts: a
     refusal must not hide how much else is wrong with a candidate)."""
     layout = detect_layout(tensors, config)
-    found = check_drafter(tensors, config, layout)
+    cfg = read_draft_config(config)
+    found = check_family(family, tensors, cfg, layout)
     if target is not None:
-        found += check_target(layout, read_draft_config(config), target)
+        found += check_family_target(family, layout, cfg, target)
     raw = check_all(profile, tensors, config, target, fold=False)
     folded = found + fold_under_refusal(raw)
     return (
@@ -48,9 +51,13 @@ def errors(findings: list[Finding]) -> list[Finding]:
     return [f for f in findings if f.severity is Severity.ERROR]
 
 
-def score(findings: list[Finding]) -> tuple[int, int]:
-    """(errors, warnings): lower is a drafter the engine loads more faithfully."""
+def score(findings: list[Finding]) -> tuple[int, int, int]:
+    """(refused, errors, warnings) of unfolded findings: lower is a drafter the engine loads
+    more faithfully. A refusal counts first: a form the engine cannot read is worse than any
+    it reads, however many findings the refused one would otherwise have."""
+    errs = errors(findings)
     return (
-        len(errors(findings)),
+        int(any(f.code in REFUSALS for f in errs)),
+        len(errs),
         sum(1 for f in findings if f.severity is Severity.WARNING),
     )

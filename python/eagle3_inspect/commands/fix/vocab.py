@@ -13,8 +13,10 @@ from eagle3_inspect.reader.draft_config import read_draft_config
 from eagle3_inspect.reader.target import TargetInfo
 from eagle3_inspect.reader.tensorinfo import TensorInfo
 
-# The absolute-ids d2t finding: the one VM error a re-encoding fixes.
-D2T_ABSOLUTE = "VM006"
+# The absolute-ids d2t findings a re-encoding fixes (VM013: the absolute identity arange).
+D2T_ABSOLUTE = ("VM006", "VM013")
+# Verdicts decided by t2d or a hard rule: only those are rewritten (VM023 is statistics).
+DECIDED = ("exact", "certain")
 
 
 def offsets_d2t(
@@ -25,11 +27,18 @@ def offsets_d2t(
     mapping = ckpt.vocab_mapping(
         target_vocab=target.vocab_size if target and not draft.vocab_size else None
     )
-    bad = [f for f in mapping.findings if f.severity is Severity.ERROR and f.code != D2T_ABSOLUTE]
+    bad = [
+        f for f in mapping.findings if f.severity is Severity.ERROR and f.code not in D2T_ABSOLUTE
+    ]
     if bad:
         raise Refusal(bad[0].code, bad[0].message)
     if mapping.encoding != "absolute" or mapping.target_ids is None or "d2t" not in ckpt.tensors:
         return None, None
+    if mapping.certainty not in DECIDED:
+        return None, (
+            "d2t looks like absolute target ids by statistics only (VM023): left as stored, "
+            "since offsets over an evenly spaced selection look the same; ship t2d to decide"
+        )
     ids = np.asarray(mapping.target_ids, dtype=np.int64)
     offsets = ids - np.arange(ids.size, dtype=np.int64)
     return offsets, "d2t holds absolute target ids: rewritten as offsets (target = draft + d2t)"

@@ -36,6 +36,7 @@ def validate_view(report: ValidateReport, *, plots: bool) -> Markup:
         [
             tag("h1", "eagle3-inspect validate"),
             tag("div", report.path, class_="path"),
+            tag("p", "family: ", tag("strong", report.family.title), class_="family"),
             tag(
                 "p",
                 verdict(report.ok),

@@ -10,10 +10,11 @@ from eagle3_inspect.rules.en.aux import check_aux_layer_ids
 from eagle3_inspect.rules.en.capture import check_target_capture
 from eagle3_inspect.rules.en.checks import check_all, check_engine
 from eagle3_inspect.rules.en.loader import engines, load_profiles, resolve_engines
-from eagle3_inspect.rules.en.profile import EngineProfile, ProfileError
+from eagle3_inspect.rules.en.profile import EngineProfile, FamilyProfile, ProfileError
 
 __all__ = [
     "EngineProfile",
+    "FamilyProfile",
     "ProfileError",
     "check_all",
     "check_aux_layer_ids",

@@ -18,12 +18,12 @@ from eagle3_inspect.reader.draft_config import AUX_ID_LOCATIONS
 from eagle3_inspect.rules.en.conditions import first_present
 from eagle3_inspect.rules.en.emit import finding
 from eagle3_inspect.rules.en.forward_runs import AuxRun, aux_run
-from eagle3_inspect.rules.en.profile import EngineProfile
+from eagle3_inspect.rules.en.profile import FamilyProfile
 
 KNOWN_LOCATIONS = AUX_ID_LOCATIONS
 
 
-def convention_for(profile: EngineProfile, target_architecture: str | None) -> str:
+def convention_for(profile: FamilyProfile, target_architecture: str | None) -> str:
     """The id convention this engine applies for that target (per-target data when generated)."""
     if profile.capture is not None and target_architecture:
         return profile.capture.conventions.get(target_architecture, profile.aux_layer_convention)
@@ -47,7 +47,7 @@ def _ids(value: Any) -> list[int] | None:
 GUESS = " (a guess: no forward run covers {label} for this config format and target)"
 
 
-def _measured(profile: EngineProfile, run: AuxRun, key: str | None, what: str) -> list[Finding]:
+def _measured(profile: FamilyProfile, run: AuxRun, key: str | None, what: str) -> list[Finding]:
     """Nothing when the run showed the engine feeds the trained aux states, else EN022."""
     if run.verdict == "as-trained":
         return []
@@ -63,15 +63,15 @@ def _measured(profile: EngineProfile, run: AuxRun, key: str | None, what: str) -
 
 
 def _location_findings(
-    profile: EngineProfile, config: Mapping[str, Any], target_architecture: str | None
+    profile: FamilyProfile, config: Mapping[str, Any], target_architecture: str | None
 ) -> tuple[list[Finding], tuple[str, list[int]] | None]:
     findings: list[Finding] = []
     present = first_present(config, profile.aux_layer_ids)
     ids = _ids(present[1]) if present else None
     read = (present[0], ids) if present and ids else None
     every_reader = set(profile.aux_layer_ids)
-    for _, runner_read in profile.aux_layer_runners:
-        every_reader |= set(runner_read)
+    for runner in profile.aux_layer_runners:
+        every_reader |= set(runner.read)
     for location in KNOWN_LOCATIONS:
         value = first_present(config, [location])
         if value is not None and location not in every_reader:
@@ -84,15 +84,15 @@ def _location_findings(
                     config_key=location,
                 )
             )
-    for runner, runner_read in profile.aux_layer_runners:
-        got = first_present(config, runner_read)
+    for runner in profile.aux_layer_runners:
+        got = first_present(config, runner.read)
         if read is not None and (got is None or got[0] != read[0]):
             used = got[0] if got else f"the default ({profile.aux_default})"
             findings.append(
                 finding(
                     profile,
                     "EN003",
-                    f"{profile.label} on the {runner} does not read {read[0]}; it uses {used}",
+                    f"{profile.label} on the {runner.name} does not read {read[0]}; it uses {used}",
                     config_key=read[0],
                 )
             )
@@ -115,7 +115,7 @@ def _location_findings(
 
 
 def _convention_hint(
-    profile: EngineProfile, key: str, ids: list[int], convention: str
+    profile: FamilyProfile, key: str, ids: list[int], convention: str
 ) -> list[Finding]:
     if convention == "input-of" and ids[0] == 1:
         camp, effect = (
@@ -139,13 +139,15 @@ def _convention_hint(
 
 
 def check_aux_layer_ids(
-    profile: EngineProfile,
+    profile: FamilyProfile,
     config: Mapping[str, Any] | None,
     target_num_layers: int | None,
     target_architecture: str | None = None,
 ) -> list[Finding]:
     """EN003/EN010 (location), EN011 (convention look-alike), EN005 (range against the target)."""
     config = config or {}
+    if profile.aux_layer_ids_status == "family-rules":
+        return _target_layer_shift(profile, config)
     if profile.aux_layer_ids_status == "unconfirmed":
         return [
             finding(
@@ -182,3 +184,40 @@ def check_aux_layer_ids(
             )
         )
     return findings
+
+
+def engine_layer_ids(profile: FamilyProfile, config: Mapping[str, Any]) -> Any:
+    """The layer ids this engine version's reader returns for `config`: the first present of
+    `aux_layer_ids`, a z-lab `dflash_config.target_layer_ids` shifted by the version's
+    `target_layer_ids_shift`; None when it reads none."""
+    first = first_present(config, profile.aux_layer_ids)
+    if first is None:
+        return None
+    key, value = first
+    ids = _ids(value)
+    shift = profile.target_layer_ids_shift
+    if key == "dflash_config.target_layer_ids" and ids is not None and shift:
+        return [i + shift for i in ids]
+    return value
+
+
+def _target_layer_shift(profile: FamilyProfile, config: Mapping[str, Any]) -> list[Finding]:
+    """EN021: a z-lab DFlash config's output-of `dflash_config.target_layer_ids` captured as
+    they are, before layer i, instead of before layer i + 1 (when the engine reads them: no
+    top-level ids come first)."""
+    if profile.target_layer_ids_shift != 0:
+        return []
+    first = first_present(config, profile.aux_layer_ids)
+    if first is None or first[0] != "dflash_config.target_layer_ids" or not _ids(first[1]):
+        return []
+    ids = list(first[1])
+    return [
+        finding(
+            profile,
+            "EN021",
+            f"{profile.label} captures dflash_config.target_layer_ids={ids} before layers {ids}, "
+            f"not {[i + 1 for i in ids]}: they name layer outputs, so every context state the "
+            "drafter gets is one layer early",
+            config_key=first[0],
+        )
+    ]

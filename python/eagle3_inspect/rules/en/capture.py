@@ -6,11 +6,12 @@ from collections.abc import Sequence
 
 from eagle3_inspect.findings import Finding
 from eagle3_inspect.rules.en.emit import finding
-from eagle3_inspect.rules.en.profile import EngineProfile
+from eagle3_inspect.rules.en.profile import FamilyProfile
 from eagle3_inspect.rules.en.versions import parse_version
+from eagle3_inspect.rules.family.names import family_title
 
 
-def first_capturing_version(profile: EngineProfile, architecture: str) -> str | None:
+def first_capturing_version(profile: FamilyProfile, architecture: str) -> str | None:
     """The oldest scanned version of this engine whose capture list includes `architecture`."""
     for entry in profile.capture_history:
         if architecture in entry.target_architectures:
@@ -19,9 +20,19 @@ def first_capturing_version(profile: EngineProfile, architecture: str) -> str | 
 
 
 def check_target_capture(
-    profile: EngineProfile, target_architectures: Sequence[str]
+    profile: FamilyProfile, target_architectures: Sequence[str]
 ) -> list[Finding]:
     """Error when none of the target's architectures implements aux capture in this version."""
+    if profile.target_capture == "unchecked":
+        return [
+            finding(
+                profile,
+                "EN012",
+                f"{profile.label}: {family_title(profile.family)} targets capture through "
+                "another hook than the generated capture lists cover, so whether this target "
+                "can feed the drafter was not checked",
+            )
+        ]
     if profile.capture is None:
         return [
             finding(

@@ -19,15 +19,18 @@ from eagle3_inspect.rules.en.configcheck import (
 )
 from eagle3_inspect.rules.en.contract import check_contract
 from eagle3_inspect.rules.en.emit import finding
-from eagle3_inspect.rules.en.fcwidth import check_fc_width
+from eagle3_inspect.rules.en.fcwidth import check_capture_count, check_fc_width
 from eagle3_inspect.rules.en.fold import fold_under_refusal
 from eagle3_inspect.rules.en.names import check_names
-from eagle3_inspect.rules.en.profile import EngineProfile
+from eagle3_inspect.rules.en.positions import check_positions
+from eagle3_inspect.rules.en.profile import EngineProfile, FamilyProfile
+from eagle3_inspect.rules.en.served import not_served
 from eagle3_inspect.rules.en.versions import try_parse_version
+from eagle3_inspect.rules.family.names import EAGLE3
 
 
 def check_engine(
-    profile: EngineProfile, tensors: Mapping[str, TensorInfo], config: dict[str, Any] | None
+    profile: FamilyProfile, tensors: Mapping[str, TensorInfo], config: dict[str, Any] | None
 ) -> list[Finding]:
     """Dropped tensors, random parameters, refused configs, unserved architecture, ignored fields,
     norm-flag mismatches, the fc width and the config contract for one engine profile. Aux ids
@@ -50,11 +53,12 @@ def check_engine(
         findings += check_ignored(profile, config)
         findings += check_norm_flags(profile, config, tensors.keys())
         findings += check_fc_width(profile, tensors, config)
+        findings += check_capture_count(profile, tensors, config)
         findings += check_contract(profile, config)
     return findings
 
 
-def _beyond_checked(profile: EngineProfile) -> list[Finding]:
+def _beyond_checked(profile: FamilyProfile) -> list[Finding]:
     """EN012 when the requested version is newer than every version the profile was read from:
     the open-ended profile still applies, but that engine's code may have changed since."""
     asked = try_parse_version(profile.version)
@@ -73,15 +77,26 @@ def _beyond_checked(profile: EngineProfile) -> list[Finding]:
 
 
 def check_all(
-    profile: EngineProfile,
+    engine: EngineProfile | FamilyProfile,
     tensors: Mapping[str, TensorInfo],
     config: dict[str, Any] | None,
     target: TargetInfo | dict[str, Any] | None = None,
+    family: str = EAGLE3,
+    variant: str | None = None,
     fold: bool = True,
 ) -> list[Finding]:
     """`check_engine` plus aux-id and capture checks against an optional target (its typed
-    `TargetInfo`, or a parsed target config.json, read the same way), folded under a refusal
-    when the engine refuses the drafter (`fold.py`; `fold=False`: every finding)."""
+    `TargetInfo`, or a parsed target config.json, read the same way) for the drafter `family`
+    and `variant` (or the family of the `FamilyProfile` given), folded under a refusal when
+    the engine refuses the drafter (`fold.py`; `fold=False`: every finding). A family the
+    engine version has no section for is not served (EN004)."""
+    if isinstance(engine, FamilyProfile):
+        profile: FamilyProfile | None = engine
+    else:
+        profile = engine.family_profile(family, variant)
+        if profile is None:
+            return [not_served(engine, family)]
+    assert profile is not None
     findings = check_engine(profile, tensors, config)
     if isinstance(target, dict):
         target = read_target_config(target)
@@ -90,4 +105,5 @@ def check_all(
     findings += check_aux_layer_ids(profile, config, layers, archs[0] if archs else None)
     if target is not None:
         findings += check_target_capture(profile, archs)
+        findings += check_positions(profile, config, target)
     return fold_under_refusal(findings) if fold else findings

@@ -7,7 +7,9 @@ A `when` list is a conjunction of terms; `!` negates a term:
 * `eq:PATH=VALUE` -- the value at PATH, as a string, equals VALUE;
 * `vocab_reduced` -- `draft_vocab_size` is set and differs from the target vocabulary size;
 * `target_hidden_differs` -- `target_hidden_size` is set and differs from `hidden_size`;
-* `multilayer` -- the draft has more than one decoder layer.
+* `multilayer` -- the draft has more than one decoder layer;
+* `quantized` -- the config carries a `quantization_config` (Model-Optimizer / compressed
+  tensors / fp8): engines that quantize drafts build their linears with scale parameters.
 
 Shape facts (`hidden_size`, `vocab_size`, `num_hidden_layers`) fall back to the speculators-format
 `transformer_layer_config` when absent at the top level.
@@ -20,7 +22,7 @@ from typing import Any
 
 from eagle3_inspect.reader.draft_config import read_draft_config
 
-ATOMS = ("vocab_reduced", "target_hidden_differs", "multilayer")
+ATOMS = ("vocab_reduced", "target_hidden_differs", "multilayer", "quantized")
 PREFIXES = ("cfg:", "false:", "eq:")
 _MISSING = object()
 
@@ -81,6 +83,9 @@ def _atom(config: Mapping[str, Any] | None, body: str) -> bool:
         return isinstance(target, int) and isinstance(hidden, int) and target != hidden
     if body == "multilayer":
         return draft_num_layers(config) > 1
+    if body == "quantized":
+        found = shape_fact(config, "quantization_config")
+        return isinstance(found, Mapping) and bool(found)
     if body.startswith("cfg:"):
         found = first_present(config, body[4:].split("|"))
         return bool(found and found[1])

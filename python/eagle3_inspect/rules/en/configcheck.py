@@ -9,7 +9,8 @@ from typing import Any
 from eagle3_inspect.findings import Finding
 from eagle3_inspect.rules.en.conditions import first_present, holds, shape_fact
 from eagle3_inspect.rules.en.emit import finding
-from eagle3_inspect.rules.en.profile import EngineProfile, NormFlag
+from eagle3_inspect.rules.en.profile import FamilyProfile, NormFlag
+from eagle3_inspect.rules.family.names import family_title
 
 CANONICAL_NORM = {
     "norm_before_residual": False,
@@ -20,12 +21,13 @@ CANONICAL_NORM = {
 _FC_NORM_TENSOR = re.compile(r"(^|\.)(fc_norm\.\d+|aux_norm_(low|mid|high))\.weight$")
 
 
-def served_architecture(profile: EngineProfile, config: Mapping[str, Any]) -> str | None:
+def served_architecture(profile: FamilyProfile, config: Mapping[str, Any]) -> str | None:
     """The class name the engine would look up for this config (None when it has none, or the
     engine only serves speculators-format configs and this is not one)."""
     # vLLM's speculators config adapter and speculators' from_pretrained both dispatch on
     # speculators_model_type and never read `architectures` for such a config.
-    if config.get("speculators_model_type") == "eagle3" and profile.speculators_architectures:
+    kind = config.get("speculators_model_type")
+    if kind is not None and kind == profile.speculators_model_type:
         model_type = shape_fact(config, "model_type") or "llama"
         mapping = profile.speculators_architectures
         return mapping.get(str(model_type), mapping.get("*"))
@@ -41,7 +43,7 @@ def served_architecture(profile: EngineProfile, config: Mapping[str, Any]) -> st
     return arch
 
 
-def check_architecture(profile: EngineProfile, config: Mapping[str, Any]) -> list[Finding]:
+def check_architecture(profile: FamilyProfile, config: Mapping[str, Any]) -> list[Finding]:
     declared = config.get("architectures")
     arch = served_architecture(profile, config)
     if (
@@ -52,19 +54,23 @@ def check_architecture(profile: EngineProfile, config: Mapping[str, Any]) -> lis
         return []
     served = ", ".join(sorted(profile.draft_architectures | profile.unprofiled_draft_architectures))
     if profile.speculators_only and arch is None:
-        served = "only speculators-format configs, speculators_model_type = 'eagle3'"
+        served = (
+            "only speculators-format configs, speculators_model_type = "
+            f"{profile.speculators_model_type!r}"
+        )
     return [
         finding(
             profile,
             "EN004",
-            f"{profile.label} does not serve architecture {declared!r} as an EAGLE-3 drafter "
+            f"{profile.label} does not serve architecture {declared!r} for "
+            f"{family_title(profile.family)} drafters "
             f"(looked up as {arch!r}; served: {served})",
             config_key="architectures",
         )
     ]
 
 
-def check_rejects(profile: EngineProfile, config: Mapping[str, Any]) -> list[Finding]:
+def check_rejects(profile: FamilyProfile, config: Mapping[str, Any]) -> list[Finding]:
     return [
         finding(profile, "EN008", f"{profile.label} refuses this config: {r.reason}")
         for r in profile.rejects
@@ -72,7 +78,7 @@ def check_rejects(profile: EngineProfile, config: Mapping[str, Any]) -> list[Fin
     ]
 
 
-def check_ignored(profile: EngineProfile, config: Mapping[str, Any]) -> list[Finding]:
+def check_ignored(profile: FamilyProfile, config: Mapping[str, Any]) -> list[Finding]:
     return [
         finding(
             profile,
@@ -106,7 +112,7 @@ def _effective(rule: NormFlag, config: Mapping[str, Any]) -> tuple[bool, str]:
 
 
 def check_norm_flags(
-    profile: EngineProfile, config: Mapping[str, Any], names: Iterable[str]
+    profile: FamilyProfile, config: Mapping[str, Any], names: Iterable[str]
 ) -> list[Finding]:
     """Norm flags where the engine's effective value differs from the checkpoint's intent."""
     names = set(names)

@@ -9,11 +9,11 @@ from dataclasses import replace
 
 from eagle3_inspect.findings import Finding, Severity
 from eagle3_inspect.registry import finding as registered
-from eagle3_inspect.rules.en.profile import EngineProfile
+from eagle3_inspect.rules.en.profile import EngineProfile, FamilyProfile
 
 
 def finding(
-    profile: EngineProfile,
+    profile: EngineProfile | FamilyProfile,
     code: str,
     message: str,
     *,

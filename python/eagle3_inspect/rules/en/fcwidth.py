@@ -16,13 +16,13 @@ from eagle3_inspect.findings import Finding
 from eagle3_inspect.reader.tensorinfo import TensorInfo
 from eagle3_inspect.rules.en.conditions import first_present, shape_fact
 from eagle3_inspect.rules.en.emit import finding
-from eagle3_inspect.rules.en.profile import EngineProfile
+from eagle3_inspect.rules.en.profile import FamilyProfile
 
 DEFAULT_AUX = 3
 FC_NAMES = ("fc.weight", "model.fc.weight")
 
 
-def engine_aux_count(profile: EngineProfile, config: Mapping[str, Any]) -> tuple[int, str]:
+def engine_aux_count(profile: FamilyProfile, config: Mapping[str, Any]) -> tuple[int, str]:
     """(count, where it came from) as this engine version reads it."""
     found = first_present(config, profile.fc_aux_count or ())
     if found is not None:
@@ -37,8 +37,38 @@ def engine_aux_count(profile: EngineProfile, config: Mapping[str, Any]) -> tuple
     return DEFAULT_AUX, f"the default 3 (reads {where})"
 
 
+def check_capture_count(
+    profile: FamilyProfile, tensors: Mapping[str, TensorInfo], config: Mapping[str, Any]
+) -> list[Finding]:
+    """EN020 when the engine reads no layer ids, so the target captures its default number of
+    states, while fc is built for (and the checkpoint's fc.weight holds) another number."""
+    default = profile.capture_default_count
+    if default is None or first_present(config, profile.aux_layer_ids) is not None:
+        return []
+    name = next((n for n in FC_NAMES if n in tensors), None)
+    hidden = shape_fact(config, "target_hidden_size") or shape_fact(config, "hidden_size")
+    if name is None or not isinstance(hidden, int) or len(tensors[name].shape) != 2:
+        return []
+    width = tensors[name].shape[1]
+    if width == default * hidden:
+        return []
+    count, source = engine_aux_count(profile, config)
+    read = ", ".join(profile.aux_layer_ids) or "nowhere"
+    return [
+        finding(
+            profile,
+            "EN020",
+            f"{profile.label} reads no layer ids ({read}), so the target captures its default "
+            f"{default} state(s) = {default * hidden} features, but {name} reads {width} "
+            f"({width // hidden} states; fc built for {count} from {source}): the drafter "
+            "cannot be fed",
+            tensor=name,
+        )
+    ]
+
+
 def check_fc_width(
-    profile: EngineProfile, tensors: Mapping[str, TensorInfo], config: Mapping[str, Any]
+    profile: FamilyProfile, tensors: Mapping[str, TensorInfo], config: Mapping[str, Any]
 ) -> list[Finding]:
     """EN015 when the checkpoint's fc.weight input width is not the one the engine builds."""
     if profile.fc_aux_count is None:

@@ -14,10 +14,10 @@ from typing import Any
 from eagle3_inspect.findings import Finding
 from eagle3_inspect.rules.en.conditions import draft_num_layers, holds, num_aux
 from eagle3_inspect.rules.en.emit import finding
-from eagle3_inspect.rules.en.profile import EngineProfile, Required, Rule
+from eagle3_inspect.rules.en.profile import FamilyProfile, Required, Rule
 
 
-def engine_name(profile: EngineProfile, config: Mapping[str, Any] | None, name: str) -> str:
+def engine_name(profile: FamilyProfile, config: Mapping[str, Any] | None, name: str) -> str:
     """`name` after the profile's renames (the name the engine looks up)."""
     for rule in profile.renames:
         if holds(config, rule.when):
@@ -25,7 +25,7 @@ def engine_name(profile: EngineProfile, config: Mapping[str, Any] | None, name: 
     return name
 
 
-def _canonical(profile: EngineProfile, name: str) -> str:
+def _canonical(profile: FamilyProfile, name: str) -> str:
     for pattern in profile.strip_for_required:
         name = re.sub(pattern, "", name, count=1)
     return name
@@ -49,7 +49,7 @@ def _shown(original: str, renamed: str) -> str:
     return original if original == renamed else f"{original} (looked up as {renamed})"
 
 
-def _unmapped(profile: EngineProfile, original: str, renamed: str) -> Finding:
+def _unmapped(profile: FamilyProfile, original: str, renamed: str) -> Finding:
     shown = _shown(original, renamed)
     if profile.unknown == "error":
         return finding(
@@ -85,7 +85,7 @@ def _expand(entry: Required, layers: int, aux: int) -> list[str]:
     return names
 
 
-def _missing(profile: EngineProfile, entry: Required, name: str) -> Finding:
+def _missing(profile: FamilyProfile, entry: Required, name: str) -> Finding:
     why = f": {entry.reason}" if entry.reason else ""
     if profile.missing == "error" and entry.severity == "error":
         return finding(
@@ -107,7 +107,7 @@ def _missing(profile: EngineProfile, entry: Required, name: str) -> Finding:
 
 
 def check_names(
-    profile: EngineProfile, names: Iterable[str], config: Mapping[str, Any] | None
+    profile: FamilyProfile, names: Iterable[str], config: Mapping[str, Any] | None
 ) -> list[Finding]:
     """Dropped / rejected / overridden tensors, then parameters no tensor reaches."""
     layers, aux = draft_num_layers(config), num_aux(config)

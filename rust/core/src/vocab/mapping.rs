@@ -54,11 +54,20 @@ pub(crate) fn analyze_mapping(
     };
     let mut push = |code, msg: String| out.push(locate(Finding::new(code, msg), raw));
 
-    // The encoding: the arange bug is the specific diagnosis of an absolute identity.
-    if is_arange {
+    // The encoding: the arange bug is the specific diagnosis of an absolute identity. An exact
+    // (t2d) or certain (one reading impossible) verdict is an error; a statistical one (rule c,
+    // or an arange d2t nothing confirms) is only a warning: an evenly spaced selection written
+    // as offsets (d2t = (k-1)*i, Model-Optimizer over a strided vocabulary) looks the same.
+    let decided = matches!(verdict.certainty, Certainty::Exact | Certainty::Certain);
+    if is_arange && decided && absolute_reading {
         push(Code::VM013, messages::arange(n, vt, t2d, &verdict));
-    } else if absolute_reading {
+    } else if absolute_reading && decided {
         push(Code::VM006, messages::absolute(d2t, &verdict));
+    } else if !decided && (is_arange || absolute_reading) {
+        push(
+            Code::VM023,
+            messages::likely_absolute(d2t, is_arange, &verdict),
+        );
     }
     if verdict.encoding == Encoding::Ambiguous {
         push(Code::VM007, messages::ambiguous(&verdict));

@@ -18,6 +18,28 @@ pub(crate) fn absolute(d2t: &[i64], verdict: &Verdict) -> String {
     )
 }
 
+/// VM023: the statistical verdict, with what would decide it.
+pub(crate) fn likely_absolute(d2t: &[i64], arange: bool, verdict: &Verdict) -> String {
+    let last = d2t.len().saturating_sub(1);
+    let stored = d2t.last().copied().unwrap_or(0);
+    let engine_id = stored.saturating_add(last as i64);
+    let why = if arange {
+        format!(
+            "d2t == arange({}), the default-initialisation bug's pattern (verl-SpeCo PR #67), \
+             but also what offsets over an every-other-id selection look like",
+            d2t.len()
+        )
+    } else {
+        verdict.reason.clone()
+    };
+    format!(
+        "d2t looks like absolute target ids, by statistics only ({why}); both readings are \
+         valid, and every engine reads offsets: draft id {last} maps to {engine_id}, not \
+         {stored}. An evenly spaced selection stored as offsets (d2t = (k-1)*i) looks the same; \
+         a t2d tensor (or checking a few ids against the tokenizer) decides it"
+    )
+}
+
 /// VM007.
 pub(crate) fn ambiguous(verdict: &Verdict) -> String {
     format!(

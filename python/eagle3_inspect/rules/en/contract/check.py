@@ -42,7 +42,7 @@ from eagle3_inspect.rules.en.contract.view import (
     vllm_speculators_view,
 )
 from eagle3_inspect.rules.en.emit import finding
-from eagle3_inspect.rules.en.profile import EngineProfile
+from eagle3_inspect.rules.en.profile import FamilyProfile
 
 # The draft classes of the families validate detects today (Llama-style EAGLE-3).
 CHECKED = ("/llama_eagle3.py", "speculators/models/eagle3/core.py")
@@ -76,7 +76,7 @@ class Problem:
 
 
 def served_entry(
-    profile: EngineProfile, contract: EngineContract, config: Mapping[str, Any]
+    profile: FamilyProfile, contract: EngineContract, config: Mapping[str, Any]
 ) -> tuple[ContractEntry | None, ConfigView, list[tuple[ContractEntry, ConfigView]]]:
     """The draft class this engine builds for `config`, the config object it receives, and the
     adapters that build it (with the view each reads)."""
@@ -97,7 +97,7 @@ def served_entry(
     return entry, hf_view(config), []
 
 
-def check_contract(profile: EngineProfile, config: Mapping[str, Any] | None) -> list[Finding]:
+def check_contract(profile: FamilyProfile, config: Mapping[str, Any] | None) -> list[Finding]:
     """EN018 / EN019 for `config` under `profile`'s engine version (none when no contract
     covers it, or the served class is not one validate's families use)."""
     if config is None or not profile.verified:
@@ -113,7 +113,7 @@ def check_contract(profile: EngineProfile, config: Mapping[str, Any] | None) -> 
 
 
 def contract_problems(
-    profile: EngineProfile, contract: EngineContract, config: Mapping[str, Any]
+    profile: FamilyProfile, contract: EngineContract, config: Mapping[str, Any]
 ) -> list[Problem]:
     """Every violation, in read order (entry's own file first), one per field and kind."""
     entry, view, adapters = served_entry(profile, contract, config)
@@ -231,7 +231,7 @@ def _type_ok(value: Any, needs: str) -> bool:
 
 
 def _findings(
-    profile: EngineProfile, contract: EngineContract, problems: Iterable[Problem]
+    profile: FamilyProfile, contract: EngineContract, problems: Iterable[Problem]
 ) -> list[Finding]:
     out = []
     source = f"contract read from {contract.engine} {contract.version}"

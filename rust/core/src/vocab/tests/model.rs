@@ -47,7 +47,16 @@ proptest! {
         let distinct: BTreeSet<i64> = in_range.iter().copied().collect();
         prop_assert_eq!(has(Code::VM009), distinct.len() != in_range.len());
         prop_assert_eq!(has(Code::VM012), n > 0 && (n as u64) < vt && values.iter().all(|&v| v == 0));
-        prop_assert_eq!(has(Code::VM013), n >= 2 && (0..).zip(&values).all(|(i, &v)| v == i));
+        // An encoding error needs t2d or a hard rule; a statistical verdict is VM023 only.
+        let is_arange = n >= 2 && (0..).zip(&values).all(|(i, &v)| v == i);
+        let decided = matches!(a.certainty, Certainty::Exact | Certainty::Certain);
+        let absolute = a.encoding == Encoding::Absolute;
+        prop_assert_eq!(has(Code::VM013), is_arange && decided && absolute);
+        prop_assert_eq!(has(Code::VM006), !is_arange && decided && absolute);
+        prop_assert_eq!(has(Code::VM023), !decided && (absolute || is_arange));
+        if has(Code::VM023) {
+            prop_assert!(selected.is_none() || a.certainty != Certainty::Exact);
+        }
 
         match &selected {
             Some(sel) => {
