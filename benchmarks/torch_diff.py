@@ -60,9 +60,8 @@ def pair_metrics(fa, fb, name: str, tol: tuple[float, float], chunk_bytes: int) 
 
 def main() -> int:
     request = json.load(sys.stdin)
-    from safetensors import safe_open
-
     import torch
+    from safetensors import safe_open
 
     start = time.perf_counter()
     handles: dict[str, object] = {}

@@ -29,6 +29,7 @@ def test_json_schema_and_clean_exit(tmp_path, run_cli):
     assert data["files"] == [
         {
             "path": str(path),
+            "format": "safetensors",
             "bytes": path.stat().st_size,
             "tensors": 1,
             "data_offset": data["files"][0]["data_offset"],

@@ -39,9 +39,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from safetensors.torch import load_file, save_file
-
 import torch
+from safetensors.torch import load_file, save_file
 
 HERE = Path(__file__).resolve().parent
 PRODUCERS = HERE.parent / "corpus"

@@ -14,8 +14,8 @@ import os
 import stat
 from typing import Any
 
-from eagle3_inspect._native import choose_weight_files, weight_files_for_index
 from eagle3_inspect.reader.untrusted import resolves_inside
+from eagle3_inspect.reader.weight_files import choose_weight_files, weight_files_for_index
 
 CONFIG_NAME = "config.json"
 # A file's first bytes up to the end of its header are sent with the listing when they fit in
