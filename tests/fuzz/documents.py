@@ -272,18 +272,20 @@ def _well_typed(blob: bytes) -> bool:
         typed = isinstance(size, int) and not isinstance(size, bool) and 0 <= size < 2**64
         if size is not None and not typed:
             return False
-        # The listing asks ?blobs=true, which the Hub answers with every file's size; a file the
-        # reader would fetch without one is refused in one line (reader/remote/hub.py).
-        if size is None and _fetched(s["rfilename"]):
-            return False
-    return True
+    # The listing asks ?blobs=true, which the Hub answers with every file's size; a file the
+    # reader would fetch without one is refused in one line (reader/remote/hub.py).
+    unsized = {s["rfilename"] for s in siblings or [] if s.get("size") is None}
+    return not unsized & _fetched({s["rfilename"] for s in siblings or []})
 
 
-def _fetched(name: str) -> bool:
-    """Whether the Hub reader fetches this repo file: a top-level shard, index or config."""
-    return "/" not in name and (
-        name.endswith(".safetensors") or name in ("config.json", "model.safetensors.index.json")
-    )
+def _fetched(names: set[str]) -> set[str]:
+    """The repo files the Hub reader fetches, by the package's own rule: the top-level weights
+    and index it chooses (reader/weight_files.py) and the config."""
+    from eagle3_inspect.reader.weight_files import choose_weight_files
+
+    top = sorted(n for n in names if "/" not in n)
+    weights, index, _ = choose_weight_files(top)
+    return {*weights, *([index] if index else []), "config.json"}
 
 
 _HUB: Any = None
