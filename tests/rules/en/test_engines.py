@@ -807,8 +807,11 @@ def test_en022_and_silence_where_a_forward_run_measured_the_aux_states():
     elsewhere["eagle_aux_hidden_state_layer_ids"] = [1, 15, 28]
     assert codes(check_aux_layer_ids(one("sglang@0.5.14"), elsewhere, 32, LLAMA)) == ["EN003"]
     assert "EN010" in codes(check_aux_layer_ids(one("sglang@0.5.23"), elsewhere, 32, LLAMA))
+    # vLLM's Qwen3 target was run too: the same ids are fed one layer early
+    qwen3 = check_aux_layer_ids(one("vllm@0.33.0"), sglang_config(), 32, "Qwen3ForCausalLM")
+    assert codes(qwen3) == ["EN003", "EN022"] and "qwen3-8l" in qwen3[1].message
     # no run for another target class or an unrun version: the guess stays, and says so
-    other = check_aux_layer_ids(one("vllm@0.33.0"), sglang_config(), 32, "Qwen3ForCausalLM")
+    other = check_aux_layer_ids(one("vllm@0.33.0"), sglang_config(), 32, "MistralForCausalLM")
     assert codes(other) == ["EN003", "EN011"] and "a guess" in other[1].message
     guess = check_aux_layer_ids(one("sglang@0.5.23"), bare, 32, LLAMA)
     assert codes(guess) == ["EN010"] and "a guess" in guess[0].message

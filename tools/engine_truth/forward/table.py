@@ -54,6 +54,12 @@ def config_ids(name: str) -> list[int] | None:
     return config.get("eagle_aux_hidden_state_layer_ids", nested)
 
 
+def target_class(forward: dict[str, Any], name: str) -> str:
+    """The class of the verifier the drafter's runs used (the capture's target model)."""
+    verifier = REPO / forward["drafters"][name]["inputs"]["verifier"] / "config.json"
+    return str(json.loads(verifier.read_text())["architectures"][0])
+
+
 def _load(name: str) -> dict[str, Any]:
     return dict(json.loads((TRUTH / name).read_text()))
 
@@ -186,6 +192,7 @@ def rules_data(forward: dict[str, Any], capture: dict[str, Any]) -> dict[str, An
                 total = sum(c.get("positions", 0) for c in top1)
                 out.setdefault(key, {}).setdefault(fmt, {})[kind] = {
                     "verdict": "as-trained" if matched == {True} else "one-layer-off",
+                    "targets": sorted({target_class(forward, n) for n, _ in rows}),
                     "drafters": sorted(n for n, _ in rows),
                     "top1_on_trained_inputs": f"{agree}/{total}",
                     "capture": sorted({capture["drafters"][n][key]["capture"] for n, _ in rows}),
@@ -207,7 +214,7 @@ def rules_toml(data: dict[str, Any], flags: dict[str, Any]) -> str:
                 lines.append(f'[runs."{key}".{fmt}.{kind}]')
                 for field in ("verdict", "top1_on_trained_inputs"):
                     lines.append(f"{field} = {json.dumps(item[field])}")
-                for field in ("drafters", "capture"):
+                for field in ("targets", "drafters", "capture"):
                     lines.append(f"{field} = {json.dumps(item[field])}")
                 lines.append("")
     for key, formats in flags.items():

@@ -19,9 +19,6 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised only on Python 3.10
     import tomli as tomllib
 
-# The target class the capture runs used (tests/corpus/verifiers/llama-8l).
-RUN_TARGET = "LlamaForCausalLM"
-
 
 @dataclass(frozen=True)
 class AuxRun:
@@ -83,14 +80,14 @@ def aux_run(
     engine read ids from (`key`; None: it found none); None when no run covers it (another
     target class, version, format, or an `hf` config with ids outside `eagle_config`, which no
     corpus producer writes)."""
-    if target_architecture != RUN_TARGET:  # unknown (no --target) or another class: not run
+    if target_architecture is None:  # no --target: the run's target class is unknown
         return None
     fmt = config_format(config)
     if key is not None and fmt == "hf" and not key.startswith("eagle_config."):
         return None
     item = _runs().get(label, {}).get(fmt, {}).get("ids" if key is not None else "default")
-    if item is None:
-        return None
+    if item is None or target_architecture not in item["targets"]:
+        return None  # no run for this version, format and case, or for this target class
     return AuxRun(
         str(item["verdict"]),
         tuple(item["drafters"]),
