@@ -7,12 +7,15 @@ same (re-encoded) is said to be so, not charted as the biggest change."""
 from __future__ import annotations
 
 import json
+from collections import Counter
+from collections.abc import Mapping
 from typing import Any
 
 from eagle3_inspect.commands.diff.report import DiffReport, PairResult
+from eagle3_inspect.findings import FOLD_AFTER
 from eagle3_inspect.html.findings import findings_table
 from eagle3_inspect.html.markup import Markup, definitions, join, note, section, table, tag
-from eagle3_inspect.html.plots.diffchart import diff_chart
+from eagle3_inspect.html.plots.diffchart import diff_chart, finite
 from eagle3_inspect.html.views.layers import chart_rows
 from eagle3_inspect.units import number
 
@@ -64,14 +67,23 @@ def _same_mapping_pairs(report: DiffReport) -> set[str]:
     return {n for n in names if isinstance(n, str)}
 
 
+def _measured(metrics: Mapping[str, Any]) -> bool:
+    """Whether a pair has a number to chart (a shape change leaves every metric empty)."""
+    return any(finite(metrics.get(k)) is not None for k in ("rel_l2", "cosine", "mismatched"))
+
+
 def _chart(report: DiffReport, plots: bool) -> Markup:
     if report.structure_only:
         return note("Structure-only diff: values were not compared, so there is nothing to plot.")
     same = _same_mapping_pairs(report)
-    measured = [
-        (p.name, p.metrics) for p in report.pairs if p.metrics and p.changed and p.name not in same
-    ]
+    changed = [p for p in report.pairs if p.changed and p.name not in same]
+    measured = [(p.name, p.metrics) for p in changed if p.metrics and _measured(p.metrics)]
     if not measured:
+        if changed:
+            return note(
+                "No changed tensor could be compared numerically (its shape or dtype changed): "
+                "see the table below."
+            )
         compared = any(p.metrics for p in report.pairs)
         return note(
             "Every compared tensor is equal, or the same vocabulary mapping re-encoded: nothing "
@@ -149,12 +161,20 @@ def _num(value: Any) -> str:
 
 
 def _names(report: DiffReport) -> Markup:
-    rows = [[r.source, r.target, f"renamed ({r.by})"] for r in report.matching.renamed]
-    rows += [[name, "", "added in B"] for name in report.added]
+    renamed = [[r.source, r.target, f"renamed ({r.by})"] for r in report.matching.renamed]
+    rows = [[name, "", "added in B"] for name in report.added]
     rows += [[name, "", "removed from B"] for name in report.removed]
-    if not rows:
+    if not rows and not renamed:
         return note("Same tensor names on both sides.")
-    return table(("tensor", "renamed to", "how"), rows, class_="names")
+    headers = ("tensor", "renamed to", "how")
+    if len(renamed) <= FOLD_AFTER:
+        return table(headers, renamed + rows, class_="names")
+    # Many renames are one dialect change: a count per rule that opens to the pairs.
+    by = Counter(r.by for r in report.matching.renamed)
+    summary = "; ".join(f"{n} tensor(s) renamed ({rule})" for rule, n in by.items())
+    pairs = table(headers, renamed, class_="names")
+    folded = tag("details", tag("summary", summary), pairs, class_="renames")
+    return join([folded, table(headers, rows, class_="names") if rows else ""])
 
 
 def _json_changes(report: DiffReport) -> Markup:
