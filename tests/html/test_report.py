@@ -326,3 +326,21 @@ def test_missing_matplotlib_names_the_extra(files, monkeypatch):
 def test_other_objects_are_refused(files):
     with pytest.raises(InvalidArgumentError, match="Checkpoint"):
         render_html(eagle3_inspect.open(files.correct))
+
+
+def test_every_engine_gets_a_next_step_and_a_command_fix_accepts(files, tmp_path):
+    report = eagle3_inspect.validate(files.broken, engine="all", target=files.target)
+    advice = advise(report)
+    assert [a.engine for a in advice] == report.engines
+    assert all(a.status != "not-planned" for a in advice)
+    # A version label that is not a release number (trtllm@main-...) is selected by the name.
+    [trtllm] = [a for a in advice if a.engine.startswith("trtllm@")]
+    assert " --engine trtllm " in trtllm.command
+    argv = shlex.split(trtllm.command)
+    spec = argv[argv.index("--engine") + 1]
+    out = tmp_path / "o"
+    done = eagle3_inspect.fix(files.broken, engine=spec, target=files.target, out=out, dry_run=True)
+    assert (done.status, done.refusal["code"]) == (trtllm.status, trtllm.refusal[0])
+    text = step_text(Dom(render_html(report)))
+    for a in advice:
+        assert a.command in text

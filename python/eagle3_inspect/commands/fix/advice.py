@@ -92,14 +92,20 @@ def _split(report: ValidateReport, engine: str, plan: Plan) -> tuple[list[Findin
 
 def advise(report: ValidateReport) -> list[EngineAdvice]:
     """One `EngineAdvice` per engine version the report checked (none without `engine=`)."""
-    from eagle3_inspect.rules.en import resolve_engines
+    from eagle3_inspect.rules.en.loader import resolve_label
 
     ckpt = report.checkpoint
     target = report.target
     target_path = None if target is None else target.path
     out = []
     for label in report.engines:
-        command = fix_command(report.path, label, target_path)
+        try:
+            spec, profile = resolve_label(label)
+        except ValueError as exc:
+            command = fix_command(report.path, label, target_path)
+            out.append(EngineAdvice(label, "not-planned", command, refusal=("", str(exc))))
+            continue
+        command = fix_command(report.path, spec, target_path)
         if ckpt is None or is_remote(report.path):
             reason = (
                 "fix reads a local SRC: download it first (e.g. `hf download ORG/NAME "
@@ -110,7 +116,6 @@ def advise(report: ValidateReport) -> list[EngineAdvice]:
             out.append(EngineAdvice(label, "not-planned", command, refusal=("", reason)))
             continue
         try:
-            [profile] = resolve_engines(label)
             plan = make_plan(profile, ckpt, target)
         except Refusal as refusal:
             advice = EngineAdvice(label, "refused", command, refusal=(refusal.code, refusal.reason))

@@ -16,7 +16,7 @@ from eagle3_inspect.html.markup import Markup, join, tag
 HEADLINES = {
     "fixable": "fix writes a drafter this engine version loads as trained",
     "blocked": "fix converts the drafter, but this engine version still fails on it",
-    "refused": "fix refuses this drafter until the drafter's own problems are resolved",
+    "refused": "fix refuses to convert this drafter, for the reason below",
     "nothing-to-do": "fix has nothing to change for this engine version",
     "not-planned": "fix was not planned",
 }

@@ -83,12 +83,12 @@ def aux_captures(
     target: TargetInfo | None,
 ) -> list[AuxCapture]:
     """`aux_capture` for each engine version label (`sglang@0.5.11`) that serves `family`."""
-    from eagle3_inspect.rules.en.loader import resolve_engines
+    from eagle3_inspect.rules.en.loader import resolve_label
 
     out = []
     for label in engines:
-        for engine in resolve_engines(label):
-            profile = engine.family_profile(family, variant)
-            if profile is not None:
-                out.append(aux_capture(profile, config, target))
+        _, engine = resolve_label(label)
+        profile = engine.family_profile(family, variant)
+        if profile is not None:
+            out.append(aux_capture(profile, config, target))
     return out
