@@ -344,3 +344,19 @@ def test_every_engine_gets_a_next_step_and_a_command_fix_accepts(files, tmp_path
     text = step_text(Dom(render_html(report)))
     for a in advice:
         assert a.command in text
+
+
+def test_an_engine_that_cannot_capture_the_target_is_told_to_move_on(files, tmp_path):
+    report = eagle3_inspect.validate(files.correct, engine="sglang@0.5.9", target=files.target)
+    [advice] = advise(report)
+    done = eagle3_inspect.fix(
+        files.correct, engine="sglang@0.5.9", target=files.target, out=tmp_path / "o", dry_run=True
+    )
+    # fix itself: nothing to change, and blocked on EN006 with a newer version to serve with.
+    assert done.status == "nothing-to-do" and done.blocked
+    assert (advice.status, advice.changes, advice.suggestion) == ("blocked", [], done.suggestion)
+    assert [f.code for f in advice.other_engine] == ["EN006"]
+    text = step_text(Dom(render_html(report)))
+    assert "fix has nothing to change, and this engine version still fails on it" in text
+    assert f"instead: {done.suggestion}" in text
+    assert "eagle3-inspect fix" not in text  # no command that would change nothing

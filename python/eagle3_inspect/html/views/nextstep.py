@@ -20,6 +20,12 @@ HEADLINES = {
     "nothing-to-do": "fix has nothing to change for this engine version",
     "not-planned": "fix was not planned",
 }
+# What the command line is, by status (none is shown when fix has nothing to change).
+COMMAND_LABELS = {
+    "fixable": "run",
+    "blocked": "run (repairs the rest)",
+    "refused": "after that, run",
+}
 
 
 def codes_text(findings: Iterable[Finding]) -> str:
@@ -75,6 +81,9 @@ def _grouped(title: str, findings: list[Finding], kind: str) -> Markup:
 
 def _block(advice: EngineAdvice) -> Markup:
     headline = HEADLINES[advice.status]
+    idle = advice.status == "nothing-to-do" or (advice.status == "blocked" and not advice.changes)
+    if advice.status == "blocked" and not advice.changes:
+        headline = "fix has nothing to change, and this engine version still fails on it"
     reason: object = ""
     if advice.refusal is not None and advice.refusal[0] not in {f.code for f in advice.remaining}:
         code, why = advice.refusal
@@ -100,9 +109,12 @@ def _block(advice: EngineAdvice) -> Markup:
         [f for f in advice.other_engine if f.severity is Severity.ERROR],
         "engine",
     )
-    suggestion = tag("p", advice.suggestion, class_="suggestion") if advice.suggestion else ""
-    ready = advice.status in ("fixable", "blocked")
-    label = "run" if ready else ("after that, run" if advice.status == "refused" else "command")
+    suggestion = (
+        tag("p", tag("strong", "instead: "), advice.suggestion, class_="suggestion")
+        if advice.suggestion
+        else ""
+    )
+    label = COMMAND_LABELS.get(advice.status, "command")
     command = tag("div", tag("span", f"{label}: ", class_="label"), tag("code", advice.command))
     return tag(
         "div",
@@ -112,7 +124,7 @@ def _block(advice: EngineAdvice) -> Markup:
         retrain,
         other,
         suggestion,
-        command if advice.status != "nothing-to-do" else "",
+        "" if idle else command,
         class_=f"engine-step {advice.status}",
     )
 
