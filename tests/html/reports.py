@@ -54,3 +54,15 @@ def hostile_diff(tmp: Path):
     }
     write_safetensors(other / "model.safetensors", arrays, {"note": HOSTILE + "!"})
     return eagle3_inspect.diff(path, other)
+
+
+def anomalous_checkpoint(tmp: Path) -> Path:
+    """A checkpoint with one all-zero tensor, one with NaN and Inf, and one ordinary."""
+    path = tmp / "anomalous.safetensors"
+    arrays = {
+        "dead.weight": np.zeros((8, 8), np.float32),
+        "nan.weight": np.array([1.0, np.nan, np.inf, 2.0], np.float32),
+        "ok.weight": np.arange(1, 17, dtype=np.float32).reshape(4, 4),
+    }
+    write_safetensors(path, arrays)
+    return path

@@ -64,6 +64,33 @@ def speculative_registry(source: EngineSource) -> dict[str, tuple[str, str]]:
     return _registry(source)
 
 
+def unregistered(arch: object) -> dict[str, Any]:
+    """The refusal when the resolved architecture is not in `_SPECULATIVE_DECODING_MODELS`."""
+    return {
+        "verdict": "REFUSED",
+        "why": {
+            "stage": "architecture",
+            "exception": f"resolved architecture {arch!r} not in _SPECULATIVE_DECODING_MODELS",
+            "decided_by": f"{REGISTRY} _SPECULATIVE_DECODING_MODELS + {EAGLE_CFG} EAGLEConfig",
+        },
+    }
+
+
+def not_llama_eagle3(arch: str, entry: tuple[str, str], ran: str = "run") -> dict[str, Any]:
+    """The NOT-MODELLED record when `_SPECULATIVE_DECODING_MODELS[arch]` names another module
+    than llama_eagle3 (`ran`: how the harness says it runs engine code)."""
+    module_name, class_name = entry
+    return {
+        "verdict": "NOT-MODELLED",
+        "why": {
+            "stage": "architecture",
+            "exception": f"{arch} -> {module_name}.{class_name}: "
+            f"only llama_eagle3 is {ran} by this harness",
+            "decided_by": REGISTRY,
+        },
+    }
+
+
 def session(source: EngineSource) -> imports.Session:
     """The import world for vLLM's draft model files."""
     s = imports.Session(source, REAL, stubs.VLLM)
@@ -141,25 +168,10 @@ def load(
     registry = speculative_registry(source)
     arch = archs[0] if archs else None
     if arch not in registry:
-        return record | {
-            "verdict": "REFUSED",
-            "why": {
-                "stage": "architecture",
-                "exception": f"resolved architecture {arch!r} not in _SPECULATIVE_DECODING_MODELS",
-                "decided_by": f"{REGISTRY} _SPECULATIVE_DECODING_MODELS + {EAGLE_CFG} EAGLEConfig",
-            },
-        }, None
+        return record | unregistered(arch), None
     module_name, class_name = registry[arch]
     if module_name != "llama_eagle3":
-        return record | {
-            "verdict": "NOT-MODELLED",
-            "why": {
-                "stage": "architecture",
-                "exception": f"{arch} -> {module_name}.{class_name}: "
-                "only llama_eagle3 is run by this harness",
-                "decided_by": REGISTRY,
-            },
-        }, None
+        return record | not_llama_eagle3(arch, registry[arch]), None
     vcfg = vllm_config(hf, target_vocab)
     imports.active().runtime["get_current_vllm_config"] = lambda: vcfg
     log = layers.reset_log()
