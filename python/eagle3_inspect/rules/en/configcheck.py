@@ -137,8 +137,8 @@ def _measured_flags(
                 finding(
                     profile,
                     "EN023",
-                    f"{profile.label}'s draft forward computes something else than the drafter "
-                    f"was trained to with {flag}={flag_value(config, flag)}: "
+                    f"{profile.label}'s draft forward computes otherwise than the drafter was "
+                    f"trained to with {flag}={flag_value(config, flag)}: "
                     f"{run.evidence(profile.label)}",
                     config_key=flag,
                 )
