@@ -7,7 +7,7 @@ the engine's own logits moved at all (a side that ignores the field does not mov
 
 Usage (the producers venv, after run_forward.py with the same --work; see README.md; SpecForge's
 and speculators' producer re-runs in separate invocations):
-    python tools/engine_truth/forward/attribute.py --work /tmp/e3-fwd-work --only 3 4 5
+    python tools/engine_truth/forward/attribute.py --work /tmp/e3-fwd-work --only 3 4 5 6 7 8
     python tools/engine_truth/forward/attribute.py --work /tmp/e3-fwd-work --only 0 1 2
 """
 
