@@ -62,18 +62,25 @@ def test_attribution_runs_are_the_plan_s_single_changes(
     forward, _ = truth
     plan = tomllib.loads((TRUTH / "forward" / "changes.toml").read_text())["change"]
     planned = {
-        (c["drafter"], c["side"], json.dumps({k: c.get(k) for k in ("set", "unset", "drop")}))
+        (
+            c["drafter"],
+            c["side"],
+            json.dumps({k: c.get(k) for k in ("set", "unset", "drop", "reset")}),
+        )
         for c in plan
     }
     assert attribution["changes"]
     for change in attribution["changes"]:
-        kinds = [k for k in ("set", "unset", "drop") if k in change]
+        kinds = [k for k in ("set", "unset", "drop", "reset") if k in change]
         assert len(kinds) == 1 and len(change.get("set", {0: 0})) == 1, change["label"]
-        key = json.dumps({k: change.get(k) for k in ("set", "unset", "drop")})
+        key = json.dumps({k: change.get(k) for k in ("set", "unset", "drop", "reset")})
         assert (change["drafter"], change["side"], key) in planned, change["label"]
         for engine, result in change["results"].items():
             committed = forward["drafters"][change["drafter"]]["results"][engine]
             before = result.get("before")
+            if "on" in change:  # measured on top of another change's variant, not the original
+                assert before is not None, (change["label"], engine)
+                continue
             if before is None:
                 assert "comparison" not in committed, (change["label"], engine)
                 continue

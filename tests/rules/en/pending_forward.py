@@ -7,16 +7,18 @@ from __future__ import annotations
 
 # Model-Optimizer 0.47.0's training forward (HFEagleModel.forward, 3 TTT steps) and the engines'
 # draft forward disagree from step 0 on every engine version (5-289/384; the Qwen3-target
-# drafter 10/384), with the aux states
-# as trained where the engine reads the ids (vLLM 0.25/0.33 feed them one layer early: EN022).
-# Single-change re-runs (forward_attribution.json) rule out the exported rope_scaling (YaRN,
-# unset: 249 -> 248, 263 -> 270, 5 -> 5) and explain only part of the default drafter: its
-# lm_head.weight, which eagle_module never reads and the harness perturbed, dropped on vLLM 0.33
-# (the target's head shared instead): 5 -> 336/384. The rest is not isolated.
+# drafter 10/384). Single changes (forward_attribution.json) isolate two causes on the
+# draft-vocab drafter (SGLang 0.5.14, vLLM 0.33): its first layer is transformers'
+# LlamaDecoderLayer, whose input_layernorm runs before the attention pre-hook that applies
+# hidden_norm on top (plugins/modeling_eagle.py _eagle3_attention_forward_pre_hook), where the
+# engines apply hidden_norm alone (that norm's weight reset to 1 on both sides: 249 -> 343/384);
+# and the export's YaRN rope_scaling, which it never trained with (removed on top: 343 -> 384/384).
+# No rule says so yet; the default drafter also carries an lm_head.weight eagle_module never
+# reads (the harness perturbed it: dropped, vLLM 0.33 5 -> 336/384).
 _MODELOPT = (
-    "Model-Optimizer training forward vs engine draft forward differ from step 0; cause not "
-    "isolated (rope_scaling ruled out; the default's unread lm_head.weight explains 5 -> 336 "
-    "on vLLM 0.33)"
+    "Model-Optimizer: first-layer input_layernorm + hidden_norm in training vs hidden_norm alone "
+    "in the engines, and an exported YaRN rope_scaling it never trained with (isolated: 249 -> "
+    "343 -> 384/384); no rule yet"
 )
 PENDING_FORWARD: dict[str, str] = {
     f"modelopt-0.47.0-{variant} {engine}": _MODELOPT

@@ -46,6 +46,7 @@ SCHEMA_VERSION = 1
 PLAN = HERE / "changes.toml"
 DEFAULT_OUT = HERE.parent / "forward_attribution.json"
 SIDES = ("both", "producer", "engine")
+KINDS = ("set", "unset", "drop", "reset")
 
 
 def label(change: dict[str, Any]) -> str:
@@ -55,6 +56,8 @@ def label(change: dict[str, Any]) -> str:
         what = f"{field}={json.dumps(value)}"
     elif "unset" in change:
         what = f"unset {change['unset']}"
+    elif "reset" in change:
+        what = f"reset {change['reset']}*"
     else:
         what = f"drop {change['drop']}*"
     return f"{change['side']}: {what}"
@@ -62,7 +65,7 @@ def label(change: dict[str, Any]) -> str:
 
 def check(change: dict[str, Any]) -> None:
     """One change, on a known side: anything else is a plan error."""
-    kinds = [k for k in ("set", "unset", "drop") if k in change]
+    kinds = [k for k in KINDS if k in change]
     if len(kinds) != 1 or ("set" in change and len(change["set"]) != 1):
         raise ValueError(f"{change['drafter']}: exactly one field or tensor prefix per change")
     if change["side"] not in SIDES:
@@ -89,6 +92,14 @@ def changed(base: DrafterFiles, change: dict[str, Any], out: Path) -> DrafterFil
         for key in parents:
             node = node[key]
         del node[last]
+    elif "reset" in change:
+        # the corpus drafter's own values (its producer's init) instead of the perturbed ones
+        own = read_drafter(CORPUS / base.name, base.name).tensors
+        hit = [n for n in tensors if n.startswith(change["reset"])]
+        if not hit:
+            raise LookupError(f"{base.name}: no tensor starts with {change['reset']!r}")
+        for name in hit:
+            tensors[name] = own[name]
     else:
         gone = [n for n in tensors if n.startswith(change["drop"])]
         if not gone:
@@ -98,9 +109,20 @@ def changed(base: DrafterFiles, change: dict[str, Any], out: Path) -> DrafterFil
     return DrafterFiles(base.name, base.path, config, tensors).copy_to(out)
 
 
+def base_of(change: dict[str, Any], work: Path, plan: list[dict[str, Any]]) -> Path:
+    """The run a change starts from: the forward run's drafter, or with `on` (another change's
+    label) that change's variant, so a second single change is measured on top of a first."""
+    if "on" not in change:
+        return work / change["drafter"]
+    (first,) = [c for c in plan if c["drafter"] == change["drafter"] and label(c) == change["on"]]
+    return work / slug(first)
+
+
 def slug(change: dict[str, Any]) -> str:
     """The variant's directory name under --work."""
     text = label(change).replace(": ", "~").replace(" ", "-").replace("*", "")
+    on = "" if "on" not in change else "~on~" + change["on"].replace(": ", "~").replace(" ", "-")
+    text = (text + on).replace("*", "")
     return f"{change['drafter']}~{''.join(c if c.isalnum() or c in '-_=.~' else '_' for c in text)}"
 
 
@@ -115,11 +137,11 @@ def _summary(c: dict[str, Any]) -> dict[str, Any]:
     return {k: c[k] for k in keep} | {"top1_by_step": [s.get("top1_agree") for s in c["steps"]]}
 
 
-def setup(change: dict[str, Any], work: Path) -> Path:
+def setup(change: dict[str, Any], work: Path, plan: list[dict[str, Any]]) -> Path:
     """The variant's dir: the drafter the engines load, `inputs.pt`, and `producer.pt` (re-run
     when the producer's side changed, else the original run's)."""
     name = change["drafter"]
-    base_dir = work / name
+    base_dir = base_of(change, work, plan)
     if not (base_dir / "producer.pt").exists():
         prepare(name, work)  # the original forward run's perturbed copy and producer run
     base = read_drafter(base_dir, name)
@@ -153,10 +175,12 @@ def setup(change: dict[str, Any], work: Path) -> Path:
     return vdir
 
 
-def result(change: dict[str, Any], work: Path, key: str) -> dict[str, Any]:
+def result(
+    change: dict[str, Any], work: Path, key: str, plan: list[dict[str, Any]]
+) -> dict[str, Any]:
     """One engine version's record for the change: verdict, agreement before / after, and how
     far each side's logits moved."""
-    base_dir, vdir = work / change["drafter"], work / slug(change)
+    base_dir, vdir = base_of(change, work, plan), work / slug(change)
     before_prod: ProducerRun = torch.load(base_dir / "producer.pt", weights_only=False)
     after_prod: ProducerRun = torch.load(vdir / "producer.pt", weights_only=False)
     file = vdir / f"{key}.pt"
@@ -203,24 +227,26 @@ def main(argv: list[str] | None = None) -> int:
     by_engine: dict[str, list[str]] = {}
     for change in chosen:
         print(f"== {label(change)} on {change['drafter']}", flush=True)
-        vdir = setup(change, args.work)
+        vdir = setup(change, args.work, plan)
         for key in change["engines"]:
             if not (vdir / f"{key}.pt").exists():
                 by_engine.setdefault(key, []).append(vdir.name)
     for key, names in sorted(by_engine.items()):
         engine, version = key.split("@")
         run_engine(engine, version, args.cache, args.work, names)
-    records = {(c["drafter"], c["label"]): c for c in doc["changes"]}
+    records = {(c["drafter"], c["label"], c.get("on", "")): c for c in doc["changes"]}
     for change in chosen:
         base_prod: ProducerRun = torch.load(
-            args.work / change["drafter"] / "producer.pt", weights_only=False
+            base_of(change, args.work, plan) / "producer.pt", weights_only=False
         )
         prod: ProducerRun = torch.load(args.work / slug(change) / "producer.pt", weights_only=False)
         record = {k: change[k] for k in ("drafter", "side", "why", "engine_code", "engines")}
-        record |= {k: change[k] for k in ("set", "unset", "drop") if k in change}
+        record |= {k: change[k] for k in KINDS if k in change}
         record["label"] = label(change)
         record["producer_logits_moved"] = _max_diff(base_prod.logits, prod.logits)
-        record["results"] = {key: result(change, args.work, key) for key in change["engines"]}
+        if "on" in change:
+            record["on"] = change["on"]
+        record["results"] = {key: result(change, args.work, key, plan) for key in change["engines"]}
         for key, r in record["results"].items():
             b, a = r.get("before", {}), r.get("after", {})
             print(
@@ -228,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"{a.get('top1_agree')}/{a.get('positions')} ({r['verdict']})",
                 flush=True,
             )
-        records[(change["drafter"], record["label"])] = record
+        records[(change["drafter"], record["label"], change.get("on", ""))] = record
     doc["changes"] = [records[k] for k in sorted(records)]
     args.out.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
     return 0

@@ -252,7 +252,9 @@ def attribution_table(attribution: dict[str, Any]) -> str:
                 else r["verdict"]
             )
             lines.append(
-                f"| {change['drafter']} | {change['label']} | {key} | {before} | {after} | "
+                f"| {change['drafter']} | {change['label']}"
+                + (f" (on {change['on']})" if "on" in change else "")
+                + f" | {key} | {before} | {after} | "
                 f"{moved(change['producer_logits_moved'])} | "
                 f"{moved(r.get('engine_logits_moved'))} |"
             )
