@@ -8,7 +8,7 @@ from __future__ import annotations
 # Model-Optimizer 0.47.0's training forward (HFEagleModel.forward, 3 TTT steps) and the engines'
 # draft forward disagree from step 0 on every engine version (5-289/384; the Qwen3-target
 # drafter 10/384). Single changes (forward_attribution.json) isolate two causes on the
-# draft-vocab drafter (SGLang 0.5.14, vLLM 0.33): its first layer is transformers'
+# draft-vocab drafter (SGLang 0.5.14/0.5.23, vLLM 0.15/0.25/0.33): its first layer is transformers'
 # LlamaDecoderLayer, whose input_layernorm runs before the attention pre-hook that applies
 # hidden_norm on top (plugins/modeling_eagle.py _eagle3_attention_forward_pre_hook), where the
 # engines apply hidden_norm alone (that norm's weight reset to 1 on both sides: 249 -> 343/384);

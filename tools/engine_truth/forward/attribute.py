@@ -143,6 +143,8 @@ def setup(change: dict[str, Any], work: Path, plan: list[dict[str, Any]]) -> Pat
     name = change["drafter"]
     base_dir = base_of(change, work, plan)
     if not (base_dir / "producer.pt").exists():
+        if "on" in change:
+            raise LookupError(f"{name}: run {change['on']!r} (the change this one is on) first")
         prepare(name, work)  # the original forward run's perturbed copy and producer run
     base = read_drafter(base_dir, name)
     vdir = work / slug(change)
