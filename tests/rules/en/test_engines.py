@@ -854,6 +854,18 @@ def test_en023_and_silence_where_a_forward_run_measured_the_norm_flag():
     spec = speculators_config(norm_output=True)
     assert ("EN023", "norm_output") in _flag_codes("vllm@0.15.0", layers_ckpt(), spec)
     assert _flag_codes("vllm@0.25.0", layers_ckpt(), spec) == []
+    # Model-Optimizer's export flag: its first layer norms the hidden states twice in training
+    modelopt = sglang_config(
+        eagle_config={
+            "eagle_aux_hidden_state_layer_ids": [1, 15, 28],
+            "use_input_layernorm_in_first_layer": True,
+        }
+    )
+    for label in ("sglang@0.5.14", "vllm@0.15.0", "vllm@0.33.0"):
+        assert _flag_codes(label, midlayer_ckpt(), modelopt) == [
+            ("EN023", "use_input_layernorm_in_first_layer")
+        ], label
+    assert _flag_codes("sglang@0.5.9", midlayer_ckpt(), modelopt) == []  # no run there
     # a version no run covers keeps the guess, and says so
     guess = check_engine(one("sglang@0.5.11"), fc_norm, sglang_config(fc_norm=True))
     en007 = [f for f in guess if f.code == "EN007"]

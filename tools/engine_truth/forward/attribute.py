@@ -246,8 +246,9 @@ def main(argv: list[str] | None = None) -> int:
         record |= {k: change[k] for k in KINDS if k in change}
         record["label"] = label(change)
         record["producer_logits_moved"] = _max_diff(base_prod.logits, prod.logits)
-        if "on" in change:
-            record["on"] = change["on"]
+        for optional in ("on", "cause"):
+            if optional in change:
+                record[optional] = change[optional]
         record["results"] = {key: result(change, args.work, key, plan) for key in change["engines"]}
         for key, r in record["results"].items():
             b, a = r.get("before", {}), r.get("after", {})

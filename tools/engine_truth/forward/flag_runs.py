@@ -4,8 +4,9 @@ EN007's silence (a flag value the runs show harmless). Read from the committed
 `forward_truth.json` and `forward_attribution.json`; no torch.
 
 - `differs`: a single-change re-run (attribute.py, side `both` or `producer`) that changed only
-  this flag took the drafter from partial to full top-1 agreement on that engine version: the
-  drafter's value of the flag is the cause of the difference.
+  this flag (or the tensors its `cause` names) took the drafter from partial to full top-1
+  agreement on that engine version, alone or with one more change measured on top of it: the
+  drafter's value of the flag is a cause of the difference.
 - `as-trained`: a corpus drafter that sets the flag to this value (or leaves it unset) agrees on
   every draft token with its producer on that engine version.
 A value both ways (never seen so far) gets no verdict: the rules then keep their guess."""
@@ -19,6 +20,9 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[3]
 CORPUS = REPO / "tests" / "corpus"
 NORM_FLAGS = ("norm_before_residual", "norm_before_fc", "fc_norm", "norm_output")
+# Norm flags of one producer's export that no engine reads (Model-Optimizer's eagle_config).
+PRODUCER_FLAGS = ("use_input_layernorm_in_first_layer",)
+FLAGS = NORM_FLAGS + PRODUCER_FLAGS
 UNSET = "unset"
 
 
@@ -53,7 +57,7 @@ def _harmless(forward: dict[str, Any]) -> dict[tuple[str, str, str, str], list[d
             c = result.get("comparison")
             if not full(c):
                 continue
-            for flag in NORM_FLAGS:
+            for flag in FLAGS:
                 item = {
                     "drafter": name,
                     "top1": f"{c['top1_agree']}/{c['positions']}",
@@ -64,16 +68,31 @@ def _harmless(forward: dict[str, Any]) -> dict[tuple[str, str, str, str], list[d
     return seen
 
 
+def _completed(attribution: dict[str, Any], change: dict[str, Any], key: str) -> bool:
+    """Whether a change measured on top of this one (`on`) reaches full agreement on `key`:
+    then this change is one of the causes even though it alone does not."""
+    return any(
+        c["drafter"] == change["drafter"]
+        and c.get("on") == change["label"]
+        and full(c["results"].get(key, {}).get("after"))
+        for c in attribution["changes"]
+    )
+
+
 def _differs(attribution: dict[str, Any]) -> dict[tuple[str, str, str, str], list[dict[str, Any]]]:
     seen: dict[tuple[str, str, str, str], list[dict[str, Any]]] = {}
     for change in attribution["changes"]:
-        field = next(iter(change["set"])) if "set" in change else change.get("unset")
-        if field not in NORM_FLAGS or change["side"] == "engine":
+        field = change.get("cause") or (
+            next(iter(change["set"])) if "set" in change else change.get("unset")
+        )
+        if field not in FLAGS or change["side"] == "engine" or "on" in change:
             continue
         config = corpus_config(change["drafter"])
         for key, r in sorted(change["results"].items()):
             before, after = r.get("before"), r.get("after")
-            if before is None or full(before) or not full(after):
+            if before is None or full(before) or after is None:
+                continue
+            if not full(after) and not _completed(attribution, change, key):
                 continue
             engine = key.split("@")[0]
             item = {

@@ -11,7 +11,7 @@ from eagle3_inspect.findings import Finding
 from eagle3_inspect.reader.draft_config import NORM_FLAGS
 from eagle3_inspect.rules.en.conditions import first_present, holds, shape_fact
 from eagle3_inspect.rules.en.emit import finding
-from eagle3_inspect.rules.en.forward_runs import flag_run, flag_value
+from eagle3_inspect.rules.en.forward_runs import PRODUCER_NORM_FLAGS, flag_run, flag_value
 from eagle3_inspect.rules.en.profile import FamilyProfile, NormFlag
 from eagle3_inspect.rules.family.names import family_title
 
@@ -125,7 +125,7 @@ def _measured_flags(
     but the tensors imply (fc_norm.*, input_norm) is not the unset case the runs measured."""
     findings: list[Finding] = []
     covered: set[str] = set()
-    for flag in NORM_FLAGS:
+    for flag in (*NORM_FLAGS, *PRODUCER_NORM_FLAGS):
         if flag_value(config, flag) == "unset" and _intent(flag, config, names) is not None:
             continue
         run = flag_run(profile.label, profile.family, config, flag)

@@ -115,6 +115,10 @@ class FlagRun:
 
 # The draft family the forward runs cover: the Llama EAGLE-3 draft (llama_eagle3.py).
 RUN_FAMILY = "eagle3"
+# Norm flags one producer's export writes and no engine reads, measured like the shared ones:
+# Model-Optimizer's eagle_config.use_input_layernorm_in_first_layer (its first layer applies
+# input_layernorm to the hidden states before hidden_norm; the engines apply hidden_norm alone).
+PRODUCER_NORM_FLAGS = ("use_input_layernorm_in_first_layer",)
 
 
 def flag_value(config: Mapping[str, Any], flag: str) -> str:
