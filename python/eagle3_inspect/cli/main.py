@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import shlex
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -16,7 +17,7 @@ import click
 from eagle3_inspect.cli import options
 from eagle3_inspect.cli.audit import is_audit, run_audit
 from eagle3_inspect.cli.broken_pipe import printing, quiet_exit
-from eagle3_inspect.cli.emit import emit_report, emit_rules
+from eagle3_inspect.cli.emit import COMMAND_LINE, emit_report, emit_rules
 from eagle3_inspect.cli.examples import epilog
 from eagle3_inspect.cli.formats import FormatError, chosen_format, report_format
 from eagle3_inspect.cli.hard_exit import finish
@@ -87,6 +88,19 @@ def progress_for(label: str | None, fmt: str) -> contextlib.AbstractContextManag
 class OneLineUsageErrors(click.Group):
     """The command group, with every usage error (unknown option, missing argument, bad value, in
     any command) as one line on stderr and exit 2; click's own is four lines."""
+
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
+        **extra: Any,
+    ) -> click.Context:
+        # The arguments as given (parsing consumes the list): the HTML report's footer shows them.
+        given = list(args)
+        ctx = super().make_context(info_name, args, parent, **extra)
+        ctx.meta[COMMAND_LINE] = shlex.join(["eagle3-inspect", *given])
+        return ctx
 
     def main(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
         kwargs["standalone_mode"] = False

@@ -44,12 +44,15 @@ SPECULATORS_TOP = {
 
 
 class Refusal(Exception):
-    """The plan cannot be made without guessing: `code` names the finding, `reason` says why."""
+    """The plan cannot be made without guessing: `code` names the finding, `reason` says why.
+    `blocked` is the best plan there was when errors it cannot fix remained in it (what the
+    conversion would have repaired; None when planning stopped before one was made)."""
 
     def __init__(self, code: str, reason: str) -> None:
         super().__init__(f"{code}: {reason}")
         self.code = code
         self.reason = reason
+        self.blocked: Any = None
 
 
 def set_path(config: dict[str, Any], path: str, value: Any) -> None:
