@@ -8,6 +8,7 @@ from typing import Any
 
 from eagle3_inspect.cli.render.records import Record, display_path, finding_records
 from eagle3_inspect.commands.diff.report import DiffReport, PairResult
+from eagle3_inspect.echo import json_text
 from eagle3_inspect.units import cosine_text
 
 SCHEMA = "eagle3-inspect/diff-change/1"
@@ -68,11 +69,14 @@ def _keypath_records(report: DiffReport, kind: str, diff: dict[str, Any]) -> lis
     path = report.b.path
     out = []
     for key, value in diff["removed"].items():
-        out.append(_record(path, f"{kind}:{key}", kind, True, f"removed (was {value!r})", {}))
+        out.append(
+            _record(path, f"{kind}:{key}", kind, True, f"removed (was {json_text(value)})", {})
+        )
     for key, value in diff["added"].items():
-        out.append(_record(path, f"{kind}:{key}", kind, True, f"added: {value!r}", {}))
+        out.append(_record(path, f"{kind}:{key}", kind, True, f"added: {json_text(value)}", {}))
     for key, (old, new) in diff["changed"].items():
-        out.append(_record(path, f"{kind}:{key}", kind, True, f"{old!r} -> {new!r}", {}))
+        message = f"{json_text(old)} -> {json_text(new)}"
+        out.append(_record(path, f"{kind}:{key}", kind, True, message, {}))
     return out
 
 
