@@ -151,7 +151,7 @@ def main() -> None:
 @main.command(short_help="List files, tensors, totals and file findings.", epilog=epilog("scan"))
 @click.argument("paths", nargs=-1, type=click.Path(path_type=str))
 @options.output("eagle3-inspect/scan/1")
-@options.tensor_filter
+@options.tensor_filter()
 @options.scan_passes
 @options.headers_only("scan")
 @options.fail_on
@@ -232,7 +232,7 @@ def rules(code: str | None, output: Output) -> int:
 @options.target()
 @options.output("eagle3-inspect/validate/1")
 @options.fail_on
-@options.tensor_filter
+@options.tensor_filter(options.VALIDATE_FILTER_HELP)
 @options.headers_only("validate")
 @options.threads("Worker threads for the stats pass.")
 @options.cluster
@@ -249,7 +249,8 @@ def validate(
     cluster: Cluster,
 ) -> int:
     """Check an EAGLE-3 drafter: file structure, architecture, config, d2t/t2d, values, and
-    (with --engine / --target) what an engine would silently do with it."""
+    (with --engine / --target) what an engine would silently do with it. A target model given
+    as PATH is refused (exit 2): give it as --target."""
     from eagle3_inspect.commands.validate import validate as run_validate
 
     return print_report(
@@ -362,7 +363,7 @@ def demo(out: str | None) -> int:
 @options.tolerances
 @options.headers_only("diff")
 @click.option("--no-renames", is_flag=True, help="Report renamed tensors as removed + added.")
-@options.tensor_filter
+@options.tensor_filter()
 @options.threads()
 @options.cluster
 @guarded

@@ -149,9 +149,15 @@ def threads(help: str = ALL_CORES) -> Decorator:
     return click.option("--threads", type=THREADS, help=help)
 
 
-def tensor_filter(command: F) -> F:
+VALIDATE_FILTER_HELP = (
+    "Only findings about tensors whose name matches GLOB (and those about no tensor); the stats "
+    "pass reads only those (matching none is an error, exit 2)."
+)
+
+
+def tensor_filter(help: str = FILTER_HELP) -> Decorator:
     """`--filter GLOB` (the command's `pattern`)."""
-    return click.option("--filter", "pattern", metavar="GLOB", help=FILTER_HELP)(command)
+    return click.option("--filter", "pattern", metavar="GLOB", help=help)
 
 
 def scan_passes(command: F) -> F:
