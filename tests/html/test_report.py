@@ -17,6 +17,7 @@ from eagle3_inspect.findings import finding_runs
 from eagle3_inspect.html.findings import finding_rows
 from eagle3_inspect.html.report import render_html
 from eagle3_inspect.reader.dtypes import FLOAT_DTYPES
+from eagle3_inspect.units import cosine_text
 from eagle3_inspect.version import PRODUCER
 from tests.html import reports
 from tests.html.dom import Dom
@@ -294,6 +295,16 @@ def test_diff_collapses_equal_tensors_and_knows_a_re_encoded_d2t(files):
     text = "".join(vocab.text)
     assert dom.find("table", "vocab") and "{" not in text
     assert "absolute" in text and "offsets" in text and "same mapping" in text
+
+
+def test_the_changed_table_spells_cosine_as_the_terminal_does(files):
+    # The re-encoded d2t's cosine is 0.999998..., never printed as 1 (issue 24 item 12).
+    report = eagle3_inspect.diff(files.correct, files.mislabelled)
+    [d2t] = [p for p in report.pairs if p.name == "d2t"]
+    cosine = d2t.metrics["cosine"]
+    assert 0 < 1 - cosine < 1e-3
+    changed = "".join(Dom(render_html(report)).find("table", "changed")[0].text)
+    assert cosine_text(cosine) in changed and cosine_text(cosine) != "1"
 
 
 def test_untrusted_strings_are_escaped_everywhere(tmp_path):
