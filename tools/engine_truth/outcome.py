@@ -20,14 +20,9 @@ def error_record(stage: str, exc: BaseException, decided_by: str) -> dict:
 def load_error(model: nn.Module, tensors: dict, base: dict, decided_by: str) -> dict | None:
     """Runs the engine's own `load_weights` over every drafter tensor: the LOAD-ERROR record if
     it raised, else None."""
-    try:
-        model.load_weights(iter(list(tensors.items())))
-    except Exception as exc:
-        return base | {
-            "verdict": "LOAD-ERROR",
-            "why": error_record("load_weights", exc, decided_by),
-        }
-    return None
+    return record.load_error(
+        model, tensors, base, decided_by, engine_files="<wheel>/", shown_as="<wheel>/"
+    )
 
 
 def refused(record: dict, stage: str, exc: BaseException, decided_by: str) -> dict:

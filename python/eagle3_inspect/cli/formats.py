@@ -20,13 +20,7 @@ HTML_MISSING = (
 
 
 class FormatError(Exception):
-    """A format cannot be produced here (missing extra, or not offered by this command)."""
-
-
-FIX_HTML = (
-    "--format html is not offered by fix: it reports an action, not a checkpoint "
-    "(run validate --html or diff --html on DST for those reports)"
-)
+    """A format cannot be produced here (the HTML extra is missing)."""
 
 
 def chosen_format(output: Output, default: str | None = None) -> str:

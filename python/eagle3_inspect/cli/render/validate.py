@@ -4,8 +4,9 @@ fixes, and a verdict."""
 from __future__ import annotations
 
 from rich.console import Console
+from rich.markup import escape
 
-from eagle3_inspect.cli.render.common import STYLE
+from eagle3_inspect.cli.render.common import STYLE, verdict_markup
 from eagle3_inspect.commands.validate import ValidateReport
 from eagle3_inspect.findings import Finding, FindingRun, Severity, finding_runs, location
 
@@ -24,7 +25,7 @@ def _layout_line(report: ValidateReport) -> str:
 
 
 def render_validate(report: ValidateReport, console: Console) -> None:
-    console.print(f"[bold]{report.path}[/bold]")
+    console.print(f"[bold]{escape(report.path)}[/bold]")
     console.print(f"family: {report.family.title}")
     console.print(_layout_line(report))
     if report.vocab is not None and report.vocab.encoding != "absent":
@@ -46,25 +47,23 @@ def render_validate(report: ValidateReport, console: Console) -> None:
             else:
                 for f in run.members:
                     _print_one(console, severity, f)
-    s = report.summary
     console.print()
-    verdict = "[bold green]PASS[/]" if report.ok else "[bold red]FAIL[/]"
-    console.print(
-        f"{verdict}: {s['errors']} error(s), {s['warnings']} warning(s), {s['infos']} info(s)"
-        f" (failing on {report.fail_on.value} and above)"
-    )
+    console.print(verdict_markup(report.summary, report.ok, report.fail_on.value))
 
 
 def _print_one(console: Console, severity: Severity, f: Finding) -> None:
-    engine = f" [{f.engine}]" if f.engine else ""
-    console.print(f"  [{STYLE[severity]}]{f.code}[/]{engine} {f.message}")
+    # Messages, names and engines are text, not markup: `d2t[i] + i` and `[sglang@0.5.9]`
+    # printed as given (rich read them as tags and dropped them).
+    # The engine tag only when the message does not already start from it (concise's rule).
+    engine = escape(f" [{f.engine}]") if f.engine and f.engine not in f.message else ""
+    console.print(f"  [{STYLE[severity]}]{f.code}[/]{engine} {escape(f.message)}")
     where = location(f)
     if where:
-        console.print(f"      [dim]at {where}[/dim]")
+        console.print(f"      [dim]at {escape(where)}[/dim]")
     if f.hint:
-        console.print(f"      [green]fix:[/green] {f.hint}")
+        console.print(f"      [green]fix:[/green] {escape(f.hint)}")
 
 
 def _print_folded(console: Console, severity: Severity, run: FindingRun) -> None:
     _print_one(console, severity, run.first)
-    console.print(f"      [dim]... {run.same_for()} (--json lists every one)[/dim]")
+    console.print(f"      [dim]... {escape(run.same_for())} (--json lists every one)[/dim]")

@@ -17,7 +17,7 @@ from eagle3_inspect.html.findings import findings_table
 from eagle3_inspect.html.markup import Markup, definitions, join, note, section, table, tag
 from eagle3_inspect.html.plots.diffchart import diff_chart, finite
 from eagle3_inspect.html.views.layers import chart_rows
-from eagle3_inspect.units import number
+from eagle3_inspect.units import cosine_text, number
 
 
 def diff_view(report: DiffReport, *, plots: bool) -> Markup:
@@ -133,7 +133,7 @@ def _changed(pairs: list[PairResult], same_mapping: set[str]) -> Markup:
                 shape if p.shape[0] != p.shape[1] else "",
                 _num(m.get("max_abs")),
                 _num(m.get("rel_l2")),
-                _num(m.get("cosine")),
+                _cosine(m.get("cosine")),
                 _num(m.get("mismatched")),
             ]
         )
@@ -152,6 +152,15 @@ def _equal(report: DiffReport) -> Markup:
     )
     summary = tag("summary", f"{len(same)} tensor(s) {what} on both sides")
     return tag("details", summary, names, class_="equal")
+
+
+def _cosine(value: Any) -> str:
+    """The terminal's spelling (never `1` for a cosine that is not exactly 1)."""
+    return (
+        cosine_text(value)
+        if isinstance(value, float) and finite(value) is not None
+        else _num(value)
+    )
 
 
 def _num(value: Any) -> str:

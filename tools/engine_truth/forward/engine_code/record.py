@@ -74,3 +74,24 @@ def error_record(
         "raised_at": raised_at,
         "decided_by": decided_by,
     }
+
+
+def load_error(
+    model: nn.Module,
+    tensors: Mapping[str, torch.Tensor],
+    base: dict[str, Any],
+    decided_by: str,
+    *,
+    engine_files: str = "<engine>/",
+    shown_as: str = "",
+) -> dict[str, Any] | None:
+    """Runs the engine's own `load_weights` over every drafter tensor: `base` as LOAD-ERROR if
+    it raised (frames named as in `error_record`), else None."""
+    try:
+        model.load_weights(iter(list(tensors.items())))
+    except Exception as exc:
+        why = error_record(
+            "load_weights", exc, decided_by, engine_files=engine_files, shown_as=shown_as
+        )
+        return base | {"verdict": "LOAD-ERROR", "why": why}
+    return None

@@ -23,7 +23,7 @@ import torch
 from engine_code import imports, layers, stubs
 from engine_code.chain import StepFn, StepResult
 from engine_code.drafter import DrafterFiles
-from engine_code.record import dropped_tensors, error_record, unloaded_params
+from engine_code.record import dropped_tensors, error_record, load_error, unloaded_params
 from engine_code.sources import EngineSource, cut
 
 MODULE = "vllm/model_executor/models/llama_eagle3.py"
@@ -185,13 +185,9 @@ def load(
         }, None
     fc = getattr(model.model, "fc", None)
     record["fc_in_features"] = getattr(fc, "input_size", getattr(fc, "in_features", None))
-    try:
-        model.load_weights(iter(list(drafter.tensors.items())))
-    except Exception as exc:
-        return record | {
-            "verdict": "LOAD-ERROR",
-            "why": error_record("load_weights", exc, f"{MODULE} {class_name}.load_weights"),
-        }, None
+    failed = load_error(model, drafter.tensors, record, f"{MODULE} {class_name}.load_weights")
+    if failed is not None:
+        return failed, None
     return record | {
         "verdict": "LOADED",
         "dropped": dropped_tensors(drafter.tensors, log),
