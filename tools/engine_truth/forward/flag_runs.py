@@ -30,9 +30,18 @@ def corpus_config(name: str) -> dict[str, Any]:
     return dict(json.loads((CORPUS / name / "config.json").read_text()))
 
 
+# Fields only speculators writes: an hf-layout config carrying one was converted from a
+# speculators drafter (fix does that), whose norm flags mean what speculators means by them.
+SPECULATORS_FIELDS = ("embed_requires_grad", "speculators_version", "speculators_model_type")
+
+
 def config_format(config: dict[str, Any]) -> str:
-    """`speculators` (a speculators_config) or `hf` (the SGLang / SpecForge / ModelOpt layout)."""
-    return "speculators" if "speculators_config" in config else "hf"
+    """`speculators` (a speculators_config), `hf-from-speculators` (the hf layout with
+    speculators' own fields) or `hf` (the SGLang / SpecForge / Model-Optimizer layout): a norm
+    flag's meaning is its writer's (SpecForge's norm_output is not speculators')."""
+    if "speculators_config" in config:
+        return "speculators"
+    return "hf-from-speculators" if any(f in config for f in SPECULATORS_FIELDS) else "hf"
 
 
 def flag_value(config: dict[str, Any], flag: str) -> str:

@@ -96,6 +96,15 @@ def _ignored_ids(
     return None
 
 
+def _stated(config: Mapping[str, Any], location: str) -> bool:
+    """Whether the config has the key at `location` (a dotted path), whatever its value."""
+    node: Any = config
+    *parents, last = location.split(".")
+    for key in parents:
+        node = node.get(key) if isinstance(node, Mapping) else None
+    return isinstance(node, Mapping) and last in node
+
+
 def _location_findings(
     profile: FamilyProfile,
     config: Mapping[str, Any],
@@ -141,7 +150,10 @@ def _location_findings(
         # defaults in every run so far). Ids at a location the engine does not read (EN003) are
         # not that case: the drafter was trained on them, and EN010 stays.
         elsewhere = any(first_present(config, [loc]) is not None for loc in KNOWN_LOCATIONS)
-        run = None if elsewhere else aux_run(profile.label, config, None, target_architecture)
+        # An explicit null (speculators 0.3 writes one; fix keeps it when converting) is not the
+        # producers' no-ids case the runs measured: its writer's default layers are not known.
+        stated = any(_stated(config, loc) for loc in KNOWN_LOCATIONS)
+        run = None if stated else aux_run(profile.label, config, None, target_architecture)
         if run is not None:
             return findings + _measured(profile, run, key, "no ids: its default layers"), read
         measured = (

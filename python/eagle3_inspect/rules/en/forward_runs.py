@@ -82,7 +82,7 @@ def aux_run(
     corpus producer writes)."""
     if target_architecture is None:  # no --target: the run's target class is unknown
         return None
-    fmt = config_format(config)
+    fmt = run_format(config)
     if key is not None and fmt == "hf" and not key.startswith("eagle_config."):
         return None
     item = _runs().get(label, {}).get(fmt, {}).get("ids" if key is not None else "default")
@@ -121,6 +121,20 @@ RUN_FAMILY = "eagle3"
 PRODUCER_NORM_FLAGS = ("use_input_layernorm_in_first_layer",)
 
 
+# Fields only speculators writes: an hf-layout config carrying one was converted from a
+# speculators drafter (fix does that), whose norm flags mean what speculators means by them.
+SPECULATORS_FIELDS = ("embed_requires_grad", "speculators_version", "speculators_model_type")
+
+
+def run_format(config: Mapping[str, Any]) -> str:
+    """The format the run tables are keyed by: `speculators`, `hf-from-speculators` (the hf
+    layout with speculators' own fields, as fix converts a speculators drafter: no run covers
+    it, its flags and ids mean what speculators means) or `hf` (SpecForge / Model-Optimizer)."""
+    if "speculators_config" in config:
+        return "speculators"
+    return "hf-from-speculators" if any(f in config for f in SPECULATORS_FIELDS) else "hf"
+
+
 def flag_value(config: Mapping[str, Any], flag: str) -> str:
     """The flag as the config states it (top level, else eagle_config): "true", "false" or
     "unset", the keys of forward_runs.toml's [flags] tables."""
@@ -138,10 +152,7 @@ def flag_run(label: str, family: str, config: Mapping[str, Any], flag: str) -> F
         return None
     flags = dict(_data().get("flags", {}))
     item = (
-        flags.get(label, {})
-        .get(config_format(config), {})
-        .get(flag, {})
-        .get(flag_value(config, flag))
+        flags.get(label, {}).get(run_format(config), {}).get(flag, {}).get(flag_value(config, flag))
     )
     if item is None:
         return None
