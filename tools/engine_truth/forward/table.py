@@ -151,10 +151,9 @@ def summary(forward: dict[str, Any], capture: dict[str, Any]) -> str:
         lines.append(f"| {producer} | " + " | ".join(cells) + " |")
     lines += [
         "",
-        "k/n: of the n corpus drafters whose draft forward ran, k compute as trained (every",
-        "draft token agrees, and the engine's own capture feeds the trained aux states). *: the",
-        "capture was not run for some of them (SGLang 0.5.23, a Qwen3 target): those count the",
-        "draft forward only. Per drafter, with what drives each difference:",
+        "k/n: of n corpus drafters whose draft forward ran, k compute as trained (all draft tokens",
+        "agree, the engine's capture feeds the trained aux states; *: capture not run for some).",
+        "Per drafter, and what drives each difference: "
         "[docs/computes-as-trained.md](docs/computes-as-trained.md).",
     ]
     return "\n".join(lines) + "\n"
