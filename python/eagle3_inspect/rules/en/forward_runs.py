@@ -162,3 +162,22 @@ def flag_run(label: str, family: str, config: Mapping[str, Any], flag: str) -> F
         tuple(item["top1"]),
         tuple(item.get("engine_code", ())),
     )
+
+
+def as_trained_versions(
+    engine: str, family: str, config: Mapping[str, Any], flag: str
+) -> list[str]:
+    """The run versions of `engine` (labels, oldest first) measured computing `flag` as this
+    config states it as trained."""
+    labels = [label for label in _data().get("flags", {}) if label.startswith(f"{engine}@")]
+    found = [
+        label
+        for label in labels
+        if (run := flag_run(label, family, config, flag)) is not None
+        and run.verdict == "as-trained"
+    ]
+    return sorted(found, key=lambda label: _version_key(label.split("@", 1)[1]))
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(p) if p.isdigit() else -1 for p in version.split("."))
