@@ -5,7 +5,7 @@ wheels, no network."""
 from __future__ import annotations
 
 import copy
-import importlib.util
+import importlib
 import json
 import sys
 from pathlib import Path
@@ -21,14 +21,8 @@ PROFILES = ROOT / "python/eagle3_inspect/rules/en/profiles"
 
 @pytest.fixture(scope="module")
 def tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "refresh_profile", ROOT / "tools" / "refresh_profile.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["refresh_profile"] = module
-    spec.loader.exec_module(module)
-    return module
+    sys.path.insert(0, str(ROOT / "tools"))  # the tool puts its own helpers on the path
+    return importlib.import_module("refresh_profile")
 
 
 @pytest.fixture(scope="module")
