@@ -2,7 +2,8 @@
 //! read as the description of what torch would build (a tensor view, an `OrderedDict`, a
 //! `torch.Size`), with the argument checks torch's own functions make (`Tensor.set_`'s bounds,
 //! `requires_grad` on integer tensors), so a file torch refuses is refused here too. Nothing is
-//! called; a call of any other allowed global gives an opaque value.
+//! called; a call of any other allowed global gives an opaque value, once its argument count is
+//! one its signature takes (torch raises a TypeError for any other).
 
 use super::globals::{Global, StorageClass};
 use super::machine::Machine;
@@ -28,6 +29,16 @@ fn opaque(name: String) -> Value {
 pub(super) fn call(m: &mut Machine<'_>, func: &Global, args: &Value) -> Step<Value> {
     let name = func.name();
     let a = items(m, args, &name)?;
+    if let Some((least, most)) = func.arity() {
+        if a.len() < least || most.is_some_and(|most| a.len() > most) {
+            let want = match most {
+                Some(most) if most == least => least.to_string(),
+                Some(most) => format!("{least} to {most}"),
+                None => format!("at least {least}"),
+            };
+            return m.malformed(arity(&name, &want, a.len()));
+        }
+    }
     match func {
         Global::OrderedDict | Global::Counter => {
             let kind = if *func == Global::Counter {
