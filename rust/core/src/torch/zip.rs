@@ -55,9 +55,14 @@ pub struct Entry {
 }
 
 impl Entry {
-    /// True when the entry is encrypted (flag bit 0).
+    /// True when the entry is encrypted (flag bits 0 and 6: miniz refuses both).
     pub fn encrypted(&self) -> bool {
-        self.flags & 1 != 0
+        self.flags & 0x41 != 0
+    }
+
+    /// True when the entry is a compressed patch (flag bit 5), which miniz does not read.
+    pub fn patch(&self) -> bool {
+        self.flags & 0x20 != 0
     }
 }
 
@@ -257,10 +262,55 @@ pub fn read_directory(bytes: &dyn FileBytes) -> Result<Vec<Entry>, ZipError> {
             at,
         };
         zip64_sizes(&mut entry, &rest[n..n + x])?;
+        check_as_miniz_opens(&entry, le32(fixed, 10), le16(fixed, 34), bytes.len())?;
         entries.push(entry);
         pos += 46 + n + x + c;
     }
     Ok(entries)
+}
+
+/// What miniz (torch's zip reader) refuses of any directory entry when it opens the archive,
+/// whether or not the record is ever read: a stored record whose sizes differ (miniz reads
+/// the method and the modification time as one 32-bit word, so only when both are zero, as
+/// `torch.save` writes them), data declared with no compressed bytes, a disk number other
+/// than 0 or 1, a local header whose data would end past the file, and a masked local header.
+fn check_as_miniz_opens(
+    entry: &Entry,
+    method_and_time: u32,
+    disk: u16,
+    file_len: u64,
+) -> Result<(), ZipError> {
+    let why = if method_and_time == 0 && entry.compressed != entry.size {
+        format!(
+            "the stored record {:?} declares {} bytes compressed but {} uncompressed",
+            entry.name, entry.compressed, entry.size
+        )
+    } else if entry.size != 0 && entry.compressed == 0 {
+        format!(
+            "the record {:?} declares {} bytes but no compressed bytes",
+            entry.name, entry.size
+        )
+    } else if disk > 1 {
+        format!("the record {:?} is on disk {disk}", entry.name)
+    } else if entry
+        .local
+        .checked_add(LOCAL_LEN)
+        .and_then(|e| e.checked_add(entry.compressed))
+        .is_none_or(|e| e > file_len)
+    {
+        format!(
+            "the record {:?}: its local header at byte offset {} and {} bytes run past the end of the file",
+            entry.name, entry.local, entry.compressed
+        )
+    } else if entry.flags & 0x2000 != 0 {
+        format!("the record {:?} has a masked local header", entry.name)
+    } else {
+        return Ok(());
+    };
+    err(
+        format!("{why}: torch's zip reader refuses the archive"),
+        entry.at,
+    )
 }
 
 /// Replaces the saturated 32-bit fields by the zip64 extra field's values, in their order.
