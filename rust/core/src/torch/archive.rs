@@ -513,22 +513,24 @@ fn locate(
             if let Some(known) = seen.get(s.key.as_str()) {
                 return known.clone();
             }
-            let located = check_entry(bytes, entry, path, out).and_then(|start| match entry.method {
-                0 => Some(Located {
-                    base: Base::File,
-                    start,
-                }),
-                _ => {
-                    check_inflates_at(bytes, entry, start, path, out)?;
-                    Some(Located {
-                        base: Base::Deflated {
-                            at: start,
-                            compressed: entry.compressed,
-                            size: entry.size,
-                        },
-                        start: 0,
-                    })
+            // An empty record is empty whatever its method says (miniz returns it unread).
+            let stored = entry.method == 0 || entry.compressed == 0;
+            let located = check_entry(bytes, entry, path, out).and_then(|start| {
+                if stored {
+                    return Some(Located {
+                        base: Base::File,
+                        start,
+                    });
                 }
+                check_inflates_at(bytes, entry, start, path, out)?;
+                Some(Located {
+                    base: Base::Deflated {
+                        at: start,
+                        compressed: entry.compressed,
+                        size: entry.size,
+                    },
+                    start: 0,
+                })
             });
             seen.insert(&s.key, located.clone());
             located

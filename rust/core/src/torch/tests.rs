@@ -538,6 +538,21 @@ fn directory_entries_are_checked_as_torchs_zip_reader_checks_them() {
         assert_eq!(edit(name, 10, &[99, 0]), vec!["PT003"], "{name} method");
     }
     assert_eq!(edit("data/1", 10, &[8, 0]), none);
+    // The end record that counts must be of disk 0 with every entry on it; its comment
+    // length is not checked. This archive has no zip64 end record, so the plain one counts
+    // (in a torch.save archive the zip64 one does: fuzz cases 4a98c5a7 and 21284 of seed 3).
+    let eocd = good.len() - 22;
+    for (field, value, want) in [
+        (4, &[3u8, 0][..], vec!["PT002"]),
+        (6, &[5, 0], vec!["PT002"]),
+        (4, &[1, 0, 1, 0], vec!["PT002"]),
+        (8, &[1, 0], vec!["PT002"]),
+        (20, &[5, 0], none.clone()),
+    ] {
+        let mut bytes = good.clone();
+        bytes[eocd + field..eocd + field + value.len()].copy_from_slice(value);
+        assert_eq!(codes(&read_zip(&bytes)), want, "end record +{field}");
+    }
     for (field, value) in [(8, &[1u8, 0][..]), (8, &[0x20, 0]), (10, &[99, 0])] {
         assert_eq!(edit("notes", field, value), none, "notes +{field}");
     }
