@@ -8,7 +8,7 @@
 use super::globals::{Global, StorageClass};
 use super::machine::Machine;
 use super::value::{Dict, DictKind, Object, Value};
-use super::{Refusal, TensorRef};
+use super::{Refusal, StorageRef, TensorRef};
 use crate::torch::dtypes::{self, TorchDtype};
 use std::rc::Rc;
 
@@ -143,6 +143,7 @@ pub(super) fn call(m: &mut Machine<'_>, func: &Global, args: &Value) -> Step<Val
         Global::Storage(StorageClass::Typed(_)) | Global::Dtype(_) => {
             m.malformed(format!("{name} is not callable"))
         }
+        Global::Other(other) if &**other == "torch._utils._rebuild_qtensor" => qtensor(m, name, &a),
         Global::Tensor | Global::Storage(_) | Global::Other(_) => Ok(opaque(name)),
     }
 }
@@ -247,6 +248,9 @@ fn dict_from(m: &mut Machine<'_>, kind: DictKind, a: &[Value]) -> Step<Value> {
                 _ => return m.malformed("OrderedDict takes a mapping or pairs"),
             };
             for (k, v) in pairs {
+                if let Some(kind) = m.arena.unhashable(&k) {
+                    return m.malformed(format!("OrderedDict with an unhashable {kind} key"));
+                }
                 dict.set(k, v);
             }
         }
@@ -347,35 +351,8 @@ fn rebuild(
     };
     let storage = m.storages[*sid as usize].clone();
     let dtype = dtype.unwrap_or(storage.dtype);
-    let Value::Int(offset) = offset else {
-        return m.malformed("the storage offset is not an integer");
-    };
-    let shape = ints(m, size, "the size")?;
-    let strides = ints(m, stride, "the stride")?;
-    if shape.len() != strides.len() {
-        return m.malformed(format!(
-            "mismatch in length of strides ({}) and shape ({})",
-            strides.len(),
-            shape.len()
-        ));
-    }
-    if *offset < 0 {
-        return m.malformed(format!("invalid storage offset {offset}"));
-    }
-    if let Some(d) = shape.iter().find(|&&d| d < 0) {
-        return m.malformed(format!("negative dimension {d}"));
-    }
-    if let Some(s) = strides.iter().find(|&&s| s < 0) {
-        return m.malformed(format!("negative stride {s}"));
-    }
-    let shape: Vec<u64> = shape.iter().map(|&d| d as u64).collect();
-    let strides: Vec<u64> = strides.iter().map(|&s| s as u64).collect();
-    let offset = *offset as u64;
-    let mut unsupported = None;
-    match (dtype.elsize, storage.nbytes()) {
-        (Some(elsize), Some(nbytes)) => check_bounds(m, &shape, &strides, offset, elsize, nbytes)?,
-        _ => unsupported = Some(format!("dtype torch.{}", dtype.name)),
-    }
+    let (offset, shape, strides, mut unsupported) =
+        view_checks(m, &storage, dtype, offset, size, stride)?;
     if let Some(grad) = grad {
         let Value::Bool(grad) = grad else {
             return m.malformed("requires_grad is not a bool");
@@ -411,6 +388,62 @@ fn rebuild(
         unsupported,
     });
     Ok(Value::Tensor(id))
+}
+
+/// A checked view: storage offset, shape, strides, and why it is not read (a dtype with no
+/// size here).
+type View = (u64, Vec<u64>, Vec<u64>, Option<String>);
+
+/// `Tensor.set_(storage, offset, size, stride)`'s checks of a view of `storage` as `dtype`.
+fn view_checks(
+    m: &Machine<'_>,
+    storage: &StorageRef,
+    dtype: TorchDtype,
+    offset: &Value,
+    size: &Value,
+    stride: &Value,
+) -> Step<View> {
+    let Value::Int(offset) = offset else {
+        return m.malformed("the storage offset is not an integer");
+    };
+    let shape = ints(m, size, "the size")?;
+    let strides = ints(m, stride, "the stride")?;
+    if shape.len() != strides.len() {
+        return m.malformed(format!(
+            "mismatch in length of strides ({}) and shape ({})",
+            strides.len(),
+            shape.len()
+        ));
+    }
+    if *offset < 0 {
+        return m.malformed(format!("invalid storage offset {offset}"));
+    }
+    if let Some(d) = shape.iter().find(|&&d| d < 0) {
+        return m.malformed(format!("negative dimension {d}"));
+    }
+    if let Some(s) = strides.iter().find(|&&s| s < 0) {
+        return m.malformed(format!("negative stride {s}"));
+    }
+    let shape: Vec<u64> = shape.iter().map(|&d| d as u64).collect();
+    let strides: Vec<u64> = strides.iter().map(|&s| s as u64).collect();
+    let offset = *offset as u64;
+    let mut unsupported = None;
+    match (dtype.elsize, storage.nbytes()) {
+        (Some(elsize), Some(nbytes)) => check_bounds(m, &shape, &strides, offset, elsize, nbytes)?,
+        _ => unsupported = Some(format!("dtype torch.{}", dtype.name)),
+    }
+    Ok((offset, shape, strides, unsupported))
+}
+
+/// `_rebuild_qtensor(storage, storage_offset, size, stride, ...)` ends in `Tensor.set_` with
+/// those, so it gets the same checks (fuzz case 24674 of seed 3: a view past its storage);
+/// the quantized tensor itself is opaque (listed, not read).
+fn qtensor(m: &mut Machine<'_>, name: String, a: &[Value]) -> Step<Value> {
+    if let [Value::Storage(sid), offset, size, stride, ..] = a {
+        let storage = m.storages[*sid as usize].clone();
+        view_checks(m, &storage, storage.dtype, offset, size, stride)?;
+    }
+    Ok(opaque(name))
 }
 
 /// `Tensor.set_`'s bounds check (`checkInBoundsForStorage`): a view with a zero dimension fits

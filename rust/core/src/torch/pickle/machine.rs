@@ -410,11 +410,8 @@ impl Machine<'_> {
     fn set_items(&mut self, items: Vec<Value>, op: &str) -> Step<()> {
         let target = self.top()?.clone();
         for key in items.iter().step_by(2) {
-            if let Value::Obj(id) = key {
-                if !matches!(self.arena.get(*id), Some(Object::Tuple(_))) {
-                    let kind = key.kind(&self.arena).to_owned();
-                    return self.malformed(format!("{op} with an unhashable {kind} key"));
-                }
+            if let Some(kind) = self.arena.unhashable(key) {
+                return self.malformed(format!("{op} with an unhashable {kind} key"));
             }
         }
         if let Value::Obj(id) = target {
