@@ -189,6 +189,44 @@ def ensure_drafter(directory: Path, size: str) -> tuple[Path, bool]:
     return directory, False
 
 
+def ensure_torch_drafter(directory: Path, size: str) -> tuple[Path, bool]:
+    """The same drafter as `ensure_drafter`, byte for byte the same tensors, as torch.save zip
+    shards (`pytorch_model-0000K-of-00002.bin` + `pytorch_model.bin.index.json`) written by
+    `eagle3_inspect.synthetic.torch_writer` (no torch); reused like the safetensors one."""
+    from eagle3_inspect.synthetic.torch_writer import TorchTensor, write_torch_zip
+
+    specs = drafter_specs(SIZES[size])
+    spec = {
+        "kind": "torch-drafter",
+        "version": GENERATOR_VERSION,
+        "size": size,
+        "tensors": [asdict(s) for s in specs],
+    }
+    spec = json.loads(json.dumps(spec))
+    if _manifest_matches(directory, {"spec": spec}):
+        return directory, True
+    directory.mkdir(parents=True, exist_ok=True)
+    files, weight_map = [], {}
+    for shard in (0, 1):
+        name = f"pytorch_model-{shard + 1:05d}-of-00002.bin"
+        members = sorted((s for s in specs if s.shard == shard), key=lambda s: s.name)
+        tensors = {
+            s.name: TorchTensor(
+                s.dtype,
+                s.shape,
+                (memoryview(np.ascontiguousarray(c)).cast("B") for c in tensor_chunks(s, specs)),
+            )
+            for s in members
+        }
+        write_torch_zip(directory / name, tensors)
+        files.append(directory / name)
+        weight_map.update({s.name: name for s in members})
+    index = {"metadata": {"total_size": sum(s.nbytes for s in specs)}, "weight_map": weight_map}
+    (directory / "pytorch_model.bin.index.json").write_text(json.dumps(index, indent=2) + "\n")
+    _write_manifest(directory, spec, files)
+    return directory, False
+
+
 # Perturbed copy: which tensors change, and how.
 PERTURBED = {
     "lm_head.weight": "strong",  # every 97th element's sign flipped

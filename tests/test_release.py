@@ -12,6 +12,7 @@ import json
 import platform
 import re
 import sys
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ import eagle3_inspect
 from eagle3_inspect import _native
 from eagle3_inspect.html.markup import Markup
 from eagle3_inspect.html.page import document
+from eagle3_inspect.html.provenance import Provenance
 from eagle3_inspect.rules.en import engines, resolve_engines
 from eagle3_inspect.synthetic.demo import write_demo
 from eagle3_inspect.version import PRODUCER, engine_versions
@@ -91,8 +93,9 @@ def test_every_json_document_names_its_producer(run_cli, tmp_path):
 
 
 def test_the_html_footer_names_the_version():
-    page = document("t", Markup("<p>body</p>"))
-    assert f'<footer class="note">Written by {PRODUCER}.</footer>' in page
+    footer = Provenance("eagle3-inspect scan x", datetime(2026, 1, 2, tzinfo=timezone.utc))
+    page = document("t", Markup("<p>body</p>"), footer.footer())
+    assert f'<span class="producer">{PRODUCER}</span>' in page
     assert f'<meta name="generator" content="{PRODUCER}">' in page
 
 

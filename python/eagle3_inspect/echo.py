@@ -1,7 +1,8 @@
 """What of untrusted input is echoed back: `clip` keeps a message (a finding's, an error line)
 to one line of at most `MAX_ECHO` characters, so a 15 MB string in a config is shown by its two
 ends and its length, not whole (nor three times); `kind_of` names a value's JSON type for
-messages that must not repeat the value itself."""
+messages that must not repeat the value itself; `json_text` shows a config value as the file
+spells it (`["a"]`, `null`, `true`), not as Python's repr (`['a']`, `None`, `True`)."""
 
 from __future__ import annotations
 
@@ -29,3 +30,14 @@ def kind_of(value: object) -> str:
     if isinstance(value, str):
         return "a string"
     return "an array" if isinstance(value, list) else "an object"
+
+
+def json_text(value: object, limit: int = 200) -> str:
+    """`value` (from a parsed JSON document) as JSON text, clipped to `limit` characters."""
+    import json
+
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):  # not from JSON after all (a tuple of ints is fine above)
+        text = repr(value)
+    return clip(text, limit)

@@ -1,4 +1,5 @@
-"""Findings: the one record every check produces, and its severity scale."""
+"""Findings: the one record every check produces, its severity scale, and how the human faces
+(terminal and HTML) fold a run of one code into one entry."""
 
 from __future__ import annotations
 
@@ -87,3 +88,41 @@ def count_by_severity(findings: list[Finding]) -> dict[str, int]:
     # Counted at C speed (a report may hold a finding per tensor), then named.
     by_value = Counter(map(attrgetter("severity._value_"), findings))
     return {f"{s.value}s": by_value.get(s.value, 0) for s in _BY_RANK}
+
+
+# A run of findings of one code and engine with more members than this is shown as its first
+# member and one "the same for ..." line (the terminal and the HTML report alike; JSON lists all).
+FOLD_AFTER = 3
+
+
+@dataclass(frozen=True)
+class FindingRun:
+    """Findings of one code and engine, in report order: shown as `first` alone when `folded`."""
+
+    code: str
+    engine: str | None
+    members: list[Finding]
+
+    @property
+    def first(self) -> Finding:
+        return self.members[0]
+
+    @property
+    def folded(self) -> bool:
+        return len(self.members) > FOLD_AFTER
+
+    def same_for(self) -> str:
+        """`the same for a, b, c and N more`: what a folded run's other members are about."""
+        names = [f.tensor or f.config_key or "" for f in self.members[1:]]
+        shown = ", ".join(n for n in names[:FOLD_AFTER] if n)
+        more = len(names) - min(len(names), FOLD_AFTER)
+        tail = f" and {more} more" if more > 0 else ""
+        return f"the same for {shown}{tail}"
+
+
+def finding_runs(findings: list[Finding]) -> list[FindingRun]:
+    """`findings` grouped by (code, engine), in first-appearance order."""
+    runs: dict[tuple[str, str | None], list[Finding]] = {}
+    for f in findings:
+        runs.setdefault((f.code, f.engine), []).append(f)
+    return [FindingRun(code, engine, members) for (code, engine), members in runs.items()]

@@ -26,3 +26,14 @@ def human_bytes(n: int) -> str:
 
 def shape_text(shape: Sequence[int]) -> str:
     return "[" + ", ".join(str(d) for d in shape) + "]"
+
+
+def cosine_text(value: float | None) -> str:
+    """A cosine similarity as every face prints it: 6 significant digits, and never `1` for
+    one that is not exactly 1 (0.9999999 is `0.9999999`, not a rounded-up match)."""
+    if value is None:
+        return "-"
+    text = f"{value:.6g}"
+    if text in ("1", "-1") and abs(value) != 1.0:
+        text = repr(value)
+    return text

@@ -6,8 +6,8 @@ The recorded outputs live in `tests/cli/golden/`, one file per case. A deliberat
 output is recorded again with `python tests/cli/golden_cases.py --write` (then read the diff):
 the demo checkpoints are written afresh into a temporary folder, each case is run in-process with
 that folder as the working directory, and the folder's path is replaced by `<DEMO>`. HTML pages
-are compared with their plots (matplotlib's SVG, which changes with matplotlib's version) cut
-out.
+are compared with their plots (matplotlib's SVG, which changes with matplotlib's version) and the
+footer's time of writing cut out.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ GOLDEN = HERE / "golden"
 ENV = {"COLUMNS": "110", "LINES": "50", "NO_COLOR": "1", "TERM": "dumb"}
 ENGINE = "sglang@0.5.11"
 SVG = re.compile(r"<svg\b.*?</svg>", re.S)
+WRITTEN = re.compile(r"<time\b[^>]*>[^<]*</time>")
 
 FORMATS = ("full", "concise", "json", "jsonl", "github")
 HTML = ("html",)
@@ -105,7 +106,9 @@ def run_case(case: str, root: Path) -> str:
         raise result.exception
     text = f"{result.stdout}\n--- exit {result.exit_code}\n--- stderr\n{result.stderr}"
     text = text.replace(str(root), "<DEMO>")
-    return SVG.sub("<svg/>", text) if fmt == "html" else text
+    if fmt != "html":
+        return text
+    return WRITTEN.sub("<time/>", SVG.sub("<svg/>", text))
 
 
 def write_all() -> None:

@@ -185,8 +185,9 @@ def test_html_is_refused_before_any_work(demo, tmp_path: Path) -> None:
     code, out, err = run([*cases(demo, dst)["fixed"], "--format", "html"])
     assert code == 2 and out == ""
     assert err.splitlines() == [
-        "eagle3-inspect: error: --format html is not offered by fix: it reports an action, not "
-        "a checkpoint (run validate --html or diff --html on DST for those reports)"
+        "eagle3-inspect: error: fix: Invalid value for '--format': html is not offered by fix: "
+        "it reports an action, not a checkpoint (run validate --html or diff --html on DST for "
+        "those reports)"
     ]
     assert sorted(p.name for p in tmp_path.iterdir()) == []
     code, _, err = run([*cases(demo, dst)["fixed"], "--html", str(tmp_path / "r.html")])

@@ -104,7 +104,7 @@ def test_human_output_of_a_truncated_file(tmp_path, run_cli):
     raw_file(path, {"a": U8}, b"\0\0")
     code, out, err = run_cli("scan", str(path))
     assert code == 1
-    assert "ST015" in out and "errors found" in out
+    assert "ST015" in out and "FAIL: 1 error(s)" in out
     assert err == ""
 
 

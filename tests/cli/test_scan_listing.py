@@ -27,7 +27,7 @@ def test_piped_scan_prints_one_line_per_tensor(tmp_path: Path) -> None:
     lines = piped.stdout.splitlines()
     listed = [line for line in lines if ":fc.weight: BF16 [" in line]
     assert len(listed) == 1 and listed[0].endswith("KiB")
-    assert len(lines) == 15 + 1 and lines[-1].startswith("no errors: ")
+    assert len(lines) == 15 + 1 and lines[-1].startswith("PASS: ")
 
 
 def test_jsonl_prints_tensor_records_and_a_summary(tmp_path: Path) -> None:

@@ -77,6 +77,5 @@ def test_ray_without_the_extra_is_one_line_and_exit_2(tmp_path):
     assert done.returncode == 2
     assert done.stdout == ""
     assert done.stderr.splitlines() == [
-        "eagle3-inspect: error: eagle3-inspect scan: --ray needs Ray: "
-        "pip install 'eagle3-inspect[ray]'"
+        "eagle3-inspect: error: scan: --ray needs Ray: pip install 'eagle3-inspect[ray]'"
     ]

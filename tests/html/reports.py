@@ -24,6 +24,15 @@ def validate_report(files: DemoFiles):
     return eagle3_inspect.validate(files.broken, engine="sglang@0.5.11", target=files.target)
 
 
+def repeats_drafter(tmp: Path) -> Path:
+    """A correct drafter plus five tensors no engine parameter takes: SGLang drops each (EN001
+    x5, nothing they could be a rename of), a run of one code the report folds into one row."""
+    drafter = build_drafter()
+    for i in range(5):
+        drafter.tensors[f"extra_head.{i}.weight"] = drafter.tensors["fc.weight"]
+    return drafter.write(tmp / "repeats")
+
+
 def layered_diff(tmp: Path):
     """Two two-layer drafters with different weights: every pair differs, in three groups."""
     a = build_drafter(layers=2, seed=0).write(tmp / "step-a")
@@ -54,3 +63,15 @@ def hostile_diff(tmp: Path):
     }
     write_safetensors(other / "model.safetensors", arrays, {"note": HOSTILE + "!"})
     return eagle3_inspect.diff(path, other)
+
+
+def anomalous_checkpoint(tmp: Path) -> Path:
+    """A checkpoint with one all-zero tensor, one with NaN and Inf, and one ordinary."""
+    path = tmp / "anomalous.safetensors"
+    arrays = {
+        "dead.weight": np.zeros((8, 8), np.float32),
+        "nan.weight": np.array([1.0, np.nan, np.inf, 2.0], np.float32),
+        "ok.weight": np.arange(1, 17, dtype=np.float32).reshape(4, 4),
+    }
+    write_safetensors(path, arrays)
+    return path

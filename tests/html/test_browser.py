@@ -13,7 +13,9 @@ import pytest
 from PIL import Image, ImageStat
 
 import eagle3_inspect
+from eagle3_inspect.html.findings import finding_rows
 from eagle3_inspect.html.report import render_html
+from eagle3_inspect.version import PRODUCER
 from tests.html import reports
 from tests.html.dom import Dom
 
@@ -21,6 +23,7 @@ from tests.html.dom import Dom
 TIMEOUT = 240
 BLUE = (9, 105, 218)  # the diff chart's first layer group (#0969da)
 PURPLE = (130, 80, 223)  # the d2t plot's points (#8250df), a colour used nowhere else
+YELLOW = (255, 248, 197)  # an all-zero tensor's row (#fff8c5)
 
 
 def chromium() -> str:
@@ -84,14 +87,31 @@ def files(tmp_path_factory):
     return reports.demo(tmp_path_factory.mktemp("browser-demo"))
 
 
+def footer_text(dom: Dom) -> str:
+    [footer] = dom.find("footer", "run")
+    return "".join(footer.text)
+
+
 def test_validate_report_in_chromium(files, tmp_path):
     report = reports.validate_report(files)
-    dom, shot = open_in_browser(tmp_path, "validate", render_html(report), 4200)
+    command = f"eagle3-inspect validate {files.broken} --engine sglang@0.5.11"
+    page = render_html(report, command=command)
+    dom, shot = open_in_browser(tmp_path, "validate", page, 4200)
     assert dom.text("title") == "validate drafter-broken: FAIL"
-    assert len(dom.find("tr", "finding")) == len(report.findings)
-    assert len(dom.find("div", "fix")) == sum(1 for f in report.findings if f.hint)
+    rows = finding_rows(report.findings)
+    assert len(dom.find("tr", "finding")) == len(rows) == len(report.findings)
+    # The twenty EN001 / EN002 findings of the layers.0.* keys are one rename: one row.
+    renamed = ["".join(r.text) for r in dom.find("tr", "finding") if "EN001" in "".join(r.text)]
+    assert len(renamed) == 1 and "EN001 x9, EN002 x10" in renamed[0]
+    assert len(dom.find("div", "fix")) == sum(1 for r in rows if r.first.hint)
+    # The next-step box, with the fix command line.
+    [box] = dom.find("section", "next-step")
+    assert f"eagle3-inspect fix {files.broken} --engine sglang@0.5.11" in "".join(box.text)
+    assert dom.find("table", "captures")
     assert len(dom.find("svg")) == 1
     assert dom.find("table", "engines")
+    footer = footer_text(dom)
+    assert PRODUCER in footer and command in footer and " UTC" in footer
     assert_not_blank(shot)
     assert count_near(shot, PURPLE) > 50  # the d2t plot's points were painted
 
@@ -102,8 +122,19 @@ def test_diff_report_in_chromium(tmp_path):
     assert dom.text("title") == "diff step-a vs step-b: different"
     assert len(dom.find("svg")) == 1
     assert len(dom.find("table", "changed")[0].text) > 0
+    assert dom.find("table", "vocab")
+    assert "eagle3_inspect.diff(" in footer_text(dom)
     assert_not_blank(shot)
     assert count_near(shot, BLUE) > 500  # the layer-0 bars
+
+
+def test_re_encoded_diff_in_chromium(files, tmp_path):
+    report = eagle3_inspect.diff(files.correct, files.mislabelled)
+    dom, shot = open_in_browser(tmp_path, "diff-same", render_html(report), 1400)
+    [equal] = dom.find("details", "equal")
+    assert f"{report.unchanged} tensor(s) bitwise equal" in "".join(equal.text)
+    assert "same mapping, re-encoded" in "".join(dom.find("table", "changed")[0].text)
+    assert_not_blank(shot)
 
 
 def test_scan_stats_report_in_chromium(files, tmp_path):
@@ -111,6 +142,16 @@ def test_scan_stats_report_in_chromium(files, tmp_path):
     dom, shot = open_in_browser(tmp_path, "scan", render_html(report), 1400)
     assert dom.text("title") == "scan drafter-broken"
     assert len(dom.find("span", "bar")) >= len(report.tensors)
+    assert "eagle3_inspect.scan(" in footer_text(dom) and "stats=True" in footer_text(dom)
+    assert_not_blank(shot)
+
+
+def test_scan_anomalies_in_chromium(tmp_path):
+    report = eagle3_inspect.scan(reports.anomalous_checkpoint(tmp_path), stats=True, hashes=True)
+    dom, shot = open_in_browser(tmp_path, "scan-anomalies", render_html(report), 900)
+    assert len(dom.find("tr", "all-zero")) == 1 and len(dom.find("tr", "nonfinite")) == 1
+    assert len(dom.find("div", "hash")) == len(report.tensors)
+    assert count_near(shot, YELLOW, tolerance=6) > 500  # the all-zero row's background
     assert_not_blank(shot)
 
 

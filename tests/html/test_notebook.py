@@ -10,6 +10,7 @@ import pytest
 
 import eagle3_inspect
 import eagle3_inspect.html.plots as plots
+from eagle3_inspect.html.findings import finding_rows
 from eagle3_inspect.html.views.checkpoint import NOTEBOOK_ROWS
 from tests.html import reports
 from tests.html.dom import Dom
@@ -50,7 +51,8 @@ def test_checkpoint_view_caps_long_tensor_lists(tmp_path):
 def test_validate_view_is_the_report_body_with_the_plot(files):
     report = reports.validate_report(files)
     dom = fragment(report)
-    assert len(dom.find("tr", "finding")) == len(report.findings)
+    assert len(dom.find("tr", "finding")) == len(finding_rows(report.findings))
+    assert dom.find("section", "next-step")
     assert dom.find("table", "engines")
     assert len(dom.find("svg")) == 1
 

@@ -29,9 +29,11 @@ def run_audit(
     fmt: str,
     many: Many,
     html_file: str | None,
+    fail_on: str = "error",
     **options: Any,
 ) -> int:
-    """Scans every checkpoint; exit 0 when all are clean, 1 when any has errors or failed."""
+    """Scans every checkpoint; exit 0 when all are clean, 1 when any failed or has a finding at
+    or above `fail_on` (error or warning)."""
     from eagle3_inspect.commands.audit import audit, expand
     from eagle3_inspect.commands.resume import ResumeFile
 
@@ -47,8 +49,14 @@ def run_audit(
     out = ResumeFile(resume) if resume is not None else None
     skip = out.done if out is not None else set()
     try:
+        failing = ("errors",) if fail_on == "error" else ("errors", "warnings")
+        flagged = False
 
         def emit(record: dict[str, Any]) -> None:
+            nonlocal flagged
+            counts = record.get("summary")
+            if isinstance(counts, dict) and any(counts.get(k) for k in failing):
+                flagged = True
             line = encode_record(record) + "\n"
             if out is None:
                 sys.stdout.write(line)
@@ -60,4 +68,4 @@ def run_audit(
     finally:
         if out is not None:
             out.close()
-    return 0 if summary["with_errors"] == 0 and summary["failed"] == 0 else 1
+    return 0 if not flagged and summary["with_errors"] == 0 and summary["failed"] == 0 else 1

@@ -20,6 +20,9 @@ from eagle3_inspect.jsontext import encode_record
 from eagle3_inspect.registry import Rule
 from eagle3_inspect.version import PRODUCER
 
+# `click.Context.meta` key: the command line as typed (`cli/main.py`), for the HTML footer.
+COMMAND_LINE = "eagle3_inspect.command_line"
+
 
 def echo(text: str) -> None:
     """One line on stdout; lone surrogates (undecodable path bytes) go out as the original bytes."""
@@ -31,6 +34,13 @@ def emit_json(data: dict[str, Any]) -> None:
     write_json(data, lambda text: click.echo(text, nl=False))
 
 
+def _html(report: CommandReport) -> str:
+    """The HTML report, its footer naming the command line that made it."""
+    ctx = click.get_current_context(silent=True)
+    command = ctx.meta.get(COMMAND_LINE) if ctx is not None else None
+    return html_renderer()(report, command=command)
+
+
 def emit_report(report: CommandReport, fmt: str, html_file: str | None = None) -> None:
     """Prints `report` as `fmt`; with `html_file`, also writes its HTML report there."""
     from eagle3_inspect.cli.render.faces import face_of
@@ -40,7 +50,7 @@ def emit_report(report: CommandReport, fmt: str, html_file: str | None = None) -
         from eagle3_inspect.writing import check_html_target, write_replacing
 
         check_html_target(html_file)  # again: the work took a while
-        write_replacing(html_file, html_renderer()(report))
+        write_replacing(html_file, _html(report))
     if fmt == "json":
         # Per-tensor lists come as record iterators: no million row dicts held at once.
         emit_json(report.to_dict(stream=True))
@@ -49,7 +59,7 @@ def emit_report(report: CommandReport, fmt: str, html_file: str | None = None) -
 
         face.full(report, stdout_console())
     elif fmt == "html":
-        click.echo(html_renderer()(report))
+        click.echo(_html(report))
     elif fmt == "jsonl":
         for obj in face.listing_objects(report) if face.listing_objects else ():
             click.echo(encode_record(obj))

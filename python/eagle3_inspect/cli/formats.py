@@ -8,7 +8,6 @@ import importlib
 import importlib.util
 import sys
 from collections.abc import Callable
-from typing import Any
 
 import click
 
@@ -21,13 +20,7 @@ HTML_MISSING = (
 
 
 class FormatError(Exception):
-    """A format cannot be produced here (missing extra, or not offered by this command)."""
-
-
-FIX_HTML = (
-    "--format html is not offered by fix: it reports an action, not a checkpoint "
-    "(run validate --html or diff --html on DST for those reports)"
-)
+    """A format cannot be produced here (the HTML extra is missing)."""
 
 
 def chosen_format(output: Output, default: str | None = None) -> str:
@@ -58,13 +51,14 @@ def resolve_format(output_format: str | None, as_json: bool) -> str:
     return "full" if sys.stdout.isatty() else "concise"
 
 
-def html_renderer() -> Callable[[Any], str]:
-    """`render_html(report) -> str` from the optional HTML renderer, or FormatError."""
+def html_renderer() -> Callable[..., str]:
+    """`render_html(report, command=...) -> str` from the optional HTML renderer, or
+    FormatError."""
     if importlib.util.find_spec("matplotlib") is None:
         raise FormatError(HTML_MISSING)
     try:
         module = importlib.import_module("eagle3_inspect.html.report")
     except ImportError as exc:
         raise FormatError(HTML_MISSING) from exc
-    render: Callable[[Any], str] = module.render_html
+    render: Callable[..., str] = module.render_html
     return render

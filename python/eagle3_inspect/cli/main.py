@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import shlex
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -16,13 +17,9 @@ import click
 from eagle3_inspect.cli import options
 from eagle3_inspect.cli.audit import is_audit, run_audit
 from eagle3_inspect.cli.broken_pipe import printing, quiet_exit
-from eagle3_inspect.cli.emit import emit_report, emit_rules
-from eagle3_inspect.cli.formats import (
-    FIX_HTML,
-    FormatError,
-    chosen_format,
-    report_format,
-)
+from eagle3_inspect.cli.emit import COMMAND_LINE, emit_report, emit_rules
+from eagle3_inspect.cli.examples import epilog
+from eagle3_inspect.cli.formats import FormatError, chosen_format, report_format
 from eagle3_inspect.cli.hard_exit import finish
 from eagle3_inspect.cli.options import Cluster, Many, Output
 from eagle3_inspect.commands.report import CommandReport
@@ -66,10 +63,10 @@ def guarded(command: Callable[..., int]) -> Callable[..., None]:
 
 
 def print_report(
-    label: str, output: Output, run: Callable[[ProgressCallback | None], CommandReport]
+    label: str | None, output: Output, run: Callable[[ProgressCallback | None], CommandReport]
 ) -> int:
-    """The format checked before any work, `run(progress)` under a progress bar named `label`,
-    the report printed; its exit code (see `hard_exit.py`)."""
+    """The format checked before any work, `run(progress)` under a progress bar named `label`
+    (None: no data pass, no bar), the report printed; its exit code (see `hard_exit.py`)."""
     fmt = report_format(output)
     with progress_for(label, fmt) as progress:
         report = run(progress)
@@ -78,10 +75,10 @@ def print_report(
     return finish(report.exit_code)
 
 
-def progress_for(label: str, fmt: str) -> contextlib.AbstractContextManager[Any]:
-    """A progress bar on a terminal's stderr for the human formats; otherwise none (and rich is
-    not imported)."""
-    if fmt not in ("full", "concise") or not sys.stderr.isatty():
+def progress_for(label: str | None, fmt: str) -> contextlib.AbstractContextManager[Any]:
+    """A progress bar on a terminal's stderr for the human formats; otherwise (or without a
+    `label`: headers only) none, and rich is not imported."""
+    if label is None or fmt not in ("full", "concise") or not sys.stderr.isatty():
         return contextlib.nullcontext(None)
     from eagle3_inspect.cli.render.progress import progress_bar
 
@@ -92,6 +89,19 @@ class OneLineUsageErrors(click.Group):
     """The command group, with every usage error (unknown option, missing argument, bad value, in
     any command) as one line on stderr and exit 2; click's own is four lines."""
 
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
+        **extra: Any,
+    ) -> click.Context:
+        # The arguments as given (parsing consumes the list): the HTML report's footer shows them.
+        given = list(args)
+        ctx = super().make_context(info_name, args, parent, **extra)
+        ctx.meta[COMMAND_LINE] = shlex.join(["eagle3-inspect", *given])
+        return ctx
+
     def main(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
         kwargs["standalone_mode"] = False
         try:
@@ -101,7 +111,9 @@ class OneLineUsageErrors(click.Group):
             sys.exit(EXIT_CANNOT_RUN)
         except click.ClickException as exc:
             ctx = getattr(exc, "ctx", None)
-            where = f"{ctx.command_path}: " if ctx is not None else ""
+            # `validate: ...` after fail's own `eagle3-inspect: error:` (not the program twice).
+            command = ctx.command_path.partition(" ")[2] if ctx is not None else ""
+            where = f"{command}: " if command else ""
             fail(where + " ".join(exc.format_message().split()))
         except click.Abort:
             click.echo("eagle3-inspect: interrupted", err=True)
@@ -119,7 +131,11 @@ def show_version(ctx: click.Context, _param: click.Parameter, value: bool) -> No
         ctx.exit()
 
 
-@click.group(cls=OneLineUsageErrors, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=OneLineUsageErrors,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog=epilog(""),
+)
 @click.option(
     "--version",
     is_flag=True,
@@ -132,11 +148,13 @@ def main() -> None:
     """Inspect, validate and diff safetensors checkpoints, with EAGLE-3 drafter rules."""
 
 
-@main.command()
+@main.command(short_help="List files, tensors, totals and file findings.", epilog=epilog("scan"))
 @click.argument("paths", nargs=-1, type=click.Path(path_type=str))
 @options.output("eagle3-inspect/scan/1")
-@options.tensor_filter
+@options.tensor_filter()
 @options.scan_passes
+@options.headers_only("scan")
+@options.fail_on
 @options.threads()
 @options.cluster
 @options.many
@@ -147,6 +165,8 @@ def scan(
     pattern: str | None,
     with_stats: bool,
     with_hash: bool,
+    headers_only: bool,
+    fail_on: str,
     threads: int | None,
     cluster: Cluster,
     many: Many,
@@ -157,6 +177,8 @@ def scan(
     per line as each finishes, then a summary line (--format jsonl)."""
     from eagle3_inspect.commands.scan import scan as run_scan
 
+    if headers_only and (with_stats or with_hash):
+        raise click.UsageError("--headers-only conflicts with --stats and --hash")
     passes: dict[str, Any] = {
         "filter": pattern,
         "stats": with_stats,
@@ -166,29 +188,30 @@ def scan(
     where = cluster.options()
     if is_audit(paths, many.from_file, many.resume):
         fmt = chosen_format(output, default="jsonl")
-        return run_audit(paths, fmt, many, output.html_file, **where, **passes)
+        return run_audit(paths, fmt, many, output.html_file, fail_on, **where, **passes)
+    label = "stats" if with_stats or with_hash else None
     return print_report(
-        "stats", output, lambda progress: run_scan(paths[0], progress=progress, **where, **passes)
+        label,
+        output,
+        lambda progress: run_scan(paths[0], progress=progress, fail_on=fail_on, **where, **passes),
     )
 
 
-@main.command()
+@main.command(short_help="List every finding code, or explain one.", epilog=epilog("rules"))
 @click.argument("code", required=False)
-@options.output("eagle3-inspect/rules/1", html=False)
+@options.output("eagle3-inspect/rules/1", html=False, command="rules")
 @guarded
 def rules(code: str | None, output: Output) -> int:
     """List every finding code, or explain CODE (like `ruff rule`).
 
     concise and github print one line per rule (CODE [severity] summary); jsonl one rule per
-    line; html is offered by scan, validate and diff only. CODE alone prints the full text."""
+    line. CODE alone prints the full text."""
     from eagle3_inspect.registry import all_rules, rule
 
     # One rule's explanation is a page to read (like `ruff rule`): full text unless asked otherwise.
     fmt = chosen_format(output)
     if code is not None and output.output_format is None and not output.as_json:
         fmt = "full"
-    if fmt == "html":
-        raise FormatError("--format html is offered by scan, validate and diff, not rules")
     if code is None:
         chosen = list(all_rules().values())
     else:
@@ -201,13 +224,16 @@ def rules(code: str | None, output: Output) -> int:
     return EXIT_CLEAN
 
 
-@main.command()
+@main.command(
+    short_help="Check a drafter, against engines and its target.", epilog=epilog("validate")
+)
 @click.argument("path", type=click.Path(path_type=str))
 @options.engine()
 @options.target()
 @options.output("eagle3-inspect/validate/1")
 @options.fail_on
-@options.no_stats
+@options.tensor_filter(options.VALIDATE_FILTER_HELP)
+@options.headers_only("validate")
 @options.threads("Worker threads for the stats pass.")
 @options.cluster
 @guarded
@@ -217,31 +243,34 @@ def validate(
     target: str | None,
     output: Output,
     fail_on: str,
-    no_stats: bool,
+    pattern: str | None,
+    headers_only: bool,
     threads: int | None,
     cluster: Cluster,
 ) -> int:
     """Check an EAGLE-3 drafter: file structure, architecture, config, d2t/t2d, values, and
-    (with --engine / --target) what an engine would silently do with it."""
+    (with --engine / --target) what an engine would silently do with it. A target model given
+    as PATH is refused (exit 2): give it as --target."""
     from eagle3_inspect.commands.validate import validate as run_validate
 
     return print_report(
-        "stats",
+        None if headers_only else "stats",
         output,
         lambda progress: run_validate(
             path,
             engine=engine,
             target=target,
-            stats=not no_stats,
+            stats=not headers_only,
             fail_on=fail_on,
             threads=threads,
             progress=progress,
+            filter=pattern,
             **cluster.options(),
         ),
     )
 
 
-@main.command()
+@main.command(short_help="Write the drafter one engine version loads.", epilog=epilog("fix"))
 @click.argument("src", type=click.Path(path_type=str))
 @options.engine(required=True)
 @click.option(
@@ -252,7 +281,7 @@ def validate(
     callback=options.writable_path,
     help="DST directory (a new local path; its parent must exist).",
 )
-@options.target("Target model directory, config.json or index (aux ids, capture, cross-checks).")
+@options.target(options.TARGET_HELP + " Aux ids, capture and cross-checks come from it.")
 @click.option(
     "--verifier",
     metavar="NAME_OR_PATH",
@@ -262,7 +291,7 @@ def validate(
 @click.option("--dry-run", is_flag=True, help="Print the plan; write nothing.")
 @click.option("--force", is_flag=True, help="Replace an existing DST.")
 @click.option("--drop-unused", is_flag=True, help="Leave out tensors the engine would ignore.")
-@options.output("eagle3-inspect/fix/1", html=False)
+@options.output("eagle3-inspect/fix/1", html=False, command="fix")
 @options.threads("Worker threads for the verification passes.")
 @guarded
 def fix(
@@ -285,8 +314,6 @@ def fix(
     from eagle3_inspect.commands.fix import fix as run_fix
 
     fmt = chosen_format(output)
-    if fmt == "html":
-        raise FormatError(FIX_HTML)
     report = run_fix(
         src,
         engine=engine,
@@ -308,7 +335,9 @@ def fix(
     return report.exit_code
 
 
-@main.command()
+@main.command(
+    short_help="Write demo drafters and run every command on them.", epilog=epilog("demo")
+)
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=str),
@@ -316,8 +345,8 @@ def fix(
 )
 @guarded
 def demo(out: str | None) -> int:
-    """Write a correct and a broken EAGLE-3 drafter (the seed story's three bugs) and run scan,
-    validate and diff on them."""
+    """Write a correct, a mislabelled and a broken EAGLE-3 drafter and a target model (the seed
+    story's bugs), and run scan, validate, diff and fix on them."""
     import tempfile
 
     from eagle3_inspect.cli.demo import run_demo
@@ -327,14 +356,14 @@ def demo(out: str | None) -> int:
     return run_demo(target, stdout_console())
 
 
-@main.command(name="diff")
+@main.command(name="diff", short_help="Compare two checkpoints.", epilog=epilog("diff"))
 @click.argument("a", type=click.Path(path_type=str))
 @click.argument("b", type=click.Path(path_type=str))
 @options.output("eagle3-inspect/diff/1")
 @options.tolerances
-@options.structure_only
+@options.headers_only("diff")
 @click.option("--no-renames", is_flag=True, help="Report renamed tensors as removed + added.")
-@options.tensor_filter
+@options.tensor_filter()
 @options.threads()
 @options.cluster
 @guarded
@@ -344,7 +373,7 @@ def diff_command(
     output: Output,
     rtol: float | None,
     atol: float | None,
-    structure_only: bool,
+    headers_only: bool,
     no_renames: bool,
     pattern: str | None,
     threads: int | None,
@@ -365,7 +394,7 @@ def diff_command(
             b,
             rtol=rtol,
             atol=atol,
-            structure_only=structure_only,
+            structure_only=headers_only,
             renames=not no_renames,
             filter=pattern,
             threads=threads,

@@ -24,6 +24,12 @@ class Decorator(Protocol):
 
 
 FORMATS = ("full", "concise", "json", "jsonl", "github", "html")
+# What a command without an HTML report says to `--format html` (the choice it does not list).
+NO_HTML = {
+    "fix": "html is not offered by fix: it reports an action, not a checkpoint (run validate "
+    "--html or diff --html on DST for those reports)",
+    "rules": "html is offered by scan, validate and diff, not rules",
+}
 # --threads: 1 up to the documented maximum (a typo like 100000 is refused at once).
 THREADS = click.IntRange(min=1, max=MAX_THREADS)
 ALL_CORES = "Worker threads (default: all cores)."
@@ -90,13 +96,31 @@ class Output:
     html_file: str | None = None
 
 
-def output(json_schema: str, *, html: bool = True) -> Decorator:
-    """`--format FMT`, `--json` (alias of `--format json`) and, when `html`, `--html FILE`."""
+# Unsubscripted: click 8.1 (the oldest supported) has no generic Choice.
+class Offered(click.Choice):  # type: ignore[type-arg]
+    """The formats a command offers (all its help lists); a format it refuses gets the reason,
+    not "not one of"."""
+
+    def __init__(self, choices: tuple[str, ...], refused: dict[str, str]) -> None:
+        super().__init__(choices)
+        self.refused = refused
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if value in self.refused:
+            self.fail(self.refused[value], param, ctx)
+        return super().convert(value, param, ctx)
+
+
+def output(json_schema: str, *, html: bool = True, command: str = "") -> Decorator:
+    """`--format FMT`, `--json` (alias of `--format json`) and, when `html`, `--html FILE`
+    (without it `--format` lists no `html`, and refuses it with `NO_HTML[command]`)."""
+    offered = FORMATS if html else tuple(f for f in FORMATS if f != "html")
+    refused = {} if html else {"html": NO_HTML[command]}
     flags: list[Decorator] = [
         click.option(
             "--format",
             "output_format",
-            type=click.Choice(FORMATS),
+            type=Offered(offered, refused),
             help="Output format (default: full on a terminal, concise otherwise).",
         ),
         click.option(
@@ -125,9 +149,15 @@ def threads(help: str = ALL_CORES) -> Decorator:
     return click.option("--threads", type=THREADS, help=help)
 
 
-def tensor_filter(command: F) -> F:
+VALIDATE_FILTER_HELP = (
+    "Only findings about tensors whose name matches GLOB (and those about no tensor); the stats "
+    "pass reads only those (matching none is an error, exit 2)."
+)
+
+
+def tensor_filter(help: str = FILTER_HELP) -> Decorator:
     """`--filter GLOB` (the command's `pattern`)."""
-    return click.option("--filter", "pattern", metavar="GLOB", help=FILTER_HELP)(command)
+    return click.option("--filter", "pattern", metavar="GLOB", help=help)
 
 
 def scan_passes(command: F) -> F:
@@ -144,20 +174,32 @@ def scan_passes(command: F) -> F:
     )(command)
 
 
-def no_stats(command: F) -> F:
-    """validate's headers-only switch: `--no-stats`."""
-    return click.option("--no-stats", is_flag=True, help="Skip the statistics pass (NUM rules).")(
-        command
-    )
+HEADERS_ONLY_HELP = {
+    "scan": "Headers only, no data read: scan's default (conflicts with --stats and --hash).",
+    "validate": "Headers only: no statistics pass, so no NUM rules (d2t/t2d are still read).",
+    "diff": "Headers only: no numeric pass and no content hashes (renames by dialect rules).",
+}
+# The spellings each command had before `--headers-only`: still accepted, not listed.
+OLD_HEADERS_ONLY = {"validate": "--no-stats", "diff": "--structure-only"}
 
 
-def structure_only(command: F) -> F:
-    """diff's headers-only switch: `--structure-only`."""
-    return click.option(
-        "--structure-only",
-        is_flag=True,
-        help="Headers only: no numeric pass and no content hashes.",
-    )(command)
+def _headers_only(headers_only: bool, old_spelling: bool = False) -> bool:
+    return headers_only or old_spelling
+
+
+def headers_only(command: str) -> Decorator:
+    """`--headers-only` (the command's `headers_only`), one spelling on scan, validate and diff;
+    validate's `--no-stats` and diff's `--structure-only` stay as hidden aliases."""
+    flags = [
+        click.option(
+            "--headers-only", "headers_only", is_flag=True, help=HEADERS_ONLY_HELP[command]
+        )
+    ]
+    if command in OLD_HEADERS_ONLY:
+        flags.append(
+            click.option(OLD_HEADERS_ONLY[command], "old_spelling", is_flag=True, hidden=True)
+        )
+    return _grouped("headers_only", _headers_only, *flags)
 
 
 def tolerances(command: F) -> F:

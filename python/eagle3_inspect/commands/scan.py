@@ -12,7 +12,7 @@ from typing import Any
 
 from eagle3_inspect.commands.report import ClusterSections
 from eagle3_inspect.commands.tensor_filter import require_match
-from eagle3_inspect.findings import Finding, count_by_severity
+from eagle3_inspect.findings import Finding, Severity, count_by_severity
 from eagle3_inspect.jsontext import EncodedRecords
 from eagle3_inspect.reader.checkpoint import Checkpoint
 from eagle3_inspect.reader.opening import PathMap, RayOption, open_checkpoint
@@ -36,10 +36,12 @@ class ScanReport:
     stats: Mapping[str, TensorStats] | None = field(default=None)
     # With `ray=`: the nodes used, bytes read and time per node (the only field a local run lacks).
     cluster: dict[str, Any] | None = field(default=None)
+    fail_on: Severity = Severity.ERROR
 
     @property
     def ok(self) -> bool:
-        return count_by_severity(self.findings)["errors"] == 0
+        """No finding at or above `fail_on`."""
+        return all(f.severity.rank < self.fail_on.rank for f in self.findings)
 
     @property
     def exit_code(self) -> int:
@@ -157,14 +159,16 @@ def scan(
     progress: ProgressCallback | None = None,
     ray: RayOption | None = None,
     ray_path_map: PathMap = None,
+    fail_on: str | Severity = Severity.ERROR,
 ) -> ScanReport:
     """Opens `path` (or takes an open Checkpoint) and lists it. Reads headers only, unless
     `stats` (or `hashes`) asks for a pass over the tensor data. With `ray` (an address, "auto",
-    or a ClusterSession) the files are read on the Ray nodes that hold them (`cluster/`)."""
+    or a ClusterSession) the files are read on the Ray nodes that hold them (`cluster/`).
+    `fail_on` (error or warning) is the severity that makes the report not `ok` (exit 1)."""
     ckpt = open_checkpoint(path, ray=ray, ray_path_map=ray_path_map)
     tensors = select(ckpt.tensors, filter)
     require_match(filter, len(tensors), ckpt.path)
-    report = ScanReport(ckpt, tensors, list(ckpt.findings), filter)
+    report = ScanReport(ckpt, tensors, list(ckpt.findings), filter, fail_on=Severity(fail_on))
     if stats or hashes:
         readable = [t.name for t in tensors if t.name not in ckpt.unreadable]
         before = len(ckpt.findings)

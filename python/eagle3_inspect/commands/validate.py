@@ -4,10 +4,16 @@ ST/IX (file and index structure) + the drafter family's rules (FM: which family 
 EAGLE-3, PE P-EAGLE, DF DFlash / DFlash2) + VM (d2t/t2d) + NUM (values, from one statistics
 pass) + target cross-checks (`target=`: the family's and TG position / RoPE) + EN (engine
 profiles for that family, `engine=`).
+
+What one root cause explains is folded into it (`rules/follow_on.py`: a config.json that does not
+parse, an fc built for another aux count; `rules/en/fold.py`: an engine's refusal, a key-dialect
+rename). A target model given as the drafter is refused (exit 2), as a drafter given as
+`--target` is.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -16,6 +22,8 @@ from operator import attrgetter
 from typing import Any
 
 from eagle3_inspect.commands.report import ClusterSections
+from eagle3_inspect.commands.tensor_filter import require_match
+from eagle3_inspect.errors import InvalidArgumentError
 from eagle3_inspect.findings import (
     RANK_OF_VALUE,
     Finding,
@@ -41,6 +49,8 @@ from eagle3_inspect.rules.family.check import (
 )
 from eagle3_inspect.rules.family.detect import detect_family
 from eagle3_inspect.rules.family.model import Family
+from eagle3_inspect.rules.family.names import TARGET
+from eagle3_inspect.rules.follow_on import fold_follow_ons
 from eagle3_inspect.rules.num import check_numbers
 from eagle3_inspect.version import PRODUCER
 
@@ -64,6 +74,8 @@ class ValidateReport:
     vocab: VocabMapping | None = None
     fail_on: Severity = Severity.ERROR
     checkpoint: Checkpoint | None = field(default=None, repr=False)
+    # `filter=`: the glob the reported tensor findings match (None: every tensor).
+    filter: str | None = None
     # With `ray=`: the nodes used, bytes read and time per node (the only field a local run lacks).
     cluster: dict[str, Any] | None = None
 
@@ -109,6 +121,8 @@ class ValidateReport:
             "summary": self.summary,
             **self.remote(),
         }
+        if self.filter is not None:
+            doc["filter"] = self.filter
         if self.cluster is not None:
             doc["cluster"] = self.cluster
         return doc
@@ -123,12 +137,27 @@ class ValidateReport:
         return [] if self.cluster is None else [(None, self.cluster)]
 
 
-def _locate_config(findings: list[Finding], config_path: str | None) -> list[Finding]:
-    """Config findings point at config.json."""
-    return [
-        replace(f, file=config_path) if f.config_key and f.file is None and config_path else f
-        for f in findings
-    ]
+def _locate(findings: list[Finding], ckpt: Checkpoint) -> list[Finding]:
+    """Every finding points at the file it is about: a tensor's its shard, a config key's
+    config.json (an engine's parameter no tensor holds stays on the checkpoint)."""
+    config_path, tensors = ckpt.config_path, ckpt.tensors
+    out = []
+    for f in findings:
+        if f.file is None:
+            info = tensors.get(f.tensor) if f.tensor else None
+            if info is not None:
+                f = replace(f, file=info.file)
+            elif f.config_key and config_path:
+                f = replace(f, file=config_path)
+        out.append(f)
+    return out
+
+
+def _matching(findings: list[Finding], pattern: str | None) -> list[Finding]:
+    """With `filter=`, the findings about a matching tensor and those about no tensor."""
+    if pattern is None:
+        return findings
+    return [f for f in findings if f.tensor is None or fnmatch.fnmatchcase(f.tensor, pattern)]
 
 
 def _float_names(ckpt: Checkpoint) -> list[str]:
@@ -157,6 +186,10 @@ def _statistics(
     return StatsByName.of({n: given[n] for n in names if n in given} | read)
 
 
+def _matching_names(ckpt: Checkpoint, pattern: str) -> list[str]:
+    return [n for n in ckpt.tensors if fnmatch.fnmatchcase(n, pattern)]
+
+
 def _order(findings: list[Finding]) -> list[Finding]:
     rank = RANK_OF_VALUE  # `severity.rank` is a property: a sort key per finding of a large report
     return sorted(
@@ -176,6 +209,7 @@ def validate(
     progress: ProgressCallback | None = None,
     ray: RayOption | None = None,
     ray_path_map: PathMap = None,
+    filter: str | None = None,
 ) -> ValidateReport:
     """Validates the drafter at `path`. `engine` is "sglang", "vllm@0.20", "all", ...;
     `target` a target model directory, config.json or index, or an `hf://` / `http(s)://` path
@@ -184,7 +218,12 @@ def validate(
 
     `stats`: True runs the statistics pass for the NUM rules, False skips them; a mapping of
     statistics already taken of these very files (`fix` passes those of the bytes it read back
-    while writing them) is used instead of a pass, which then reads only tensors it lacks."""
+    while writing them) is used instead of a pass, which then reads only tensors it lacks.
+
+    `filter`: a glob on tensor names; only findings about matching tensors (and those about no
+    tensor: config, files) are reported, and the statistics pass reads only those tensors. A
+    glob matching no tensor is InvalidArgumentError, as for scan and diff. A target model given
+    as `path` is InvalidArgumentError too: validate checks a drafter."""
     with paused_gc():  # a finding per tensor of a large header: see reader/bulk.py
         session = None if ray is None else connect(ray, ray_path_map)
         ckpt = open_checkpoint(path, ray=session, ray_path_map=ray_path_map)
@@ -193,7 +232,9 @@ def validate(
             from eagle3_inspect.cluster.target import load_target_on_cluster
 
             target_info = load_target_on_cluster(target, session)
-        report = _validate(ckpt, engine, target_info, stats, fail_on, threads, progress)
+        if filter is not None:
+            require_match(filter, len(_matching_names(ckpt, filter)), ckpt.path)
+        report = _validate(ckpt, engine, target_info, stats, fail_on, threads, progress, filter)
         report.cluster = ckpt.cluster_summary()
         return report
 
@@ -206,6 +247,7 @@ def _validate(
     fail_on: str | Severity,
     threads: int | None,
     progress: ProgressCallback | None,
+    pattern: str | None = None,
 ) -> ValidateReport:
     profiles = []
     if engine is not None:
@@ -219,6 +261,11 @@ def _validate(
     layout = detect_layout(ckpt.tensors, ckpt.config)
     draft_config = read_draft_config(ckpt.config)
     family = detect_family(ckpt.tensors, draft_config, layout)
+    if family.name == TARGET:
+        raise InvalidArgumentError(
+            f"{ckpt.path}: this is a target model, not a drafter ({'; '.join(family.evidence)}); "
+            "validate checks a drafter: give this model as --target"
+        )
     findings = list(ckpt.findings)
     findings += check_family(family, ckpt.tensors, draft_config, layout)
     vocab = ckpt.vocab_mapping(
@@ -238,6 +285,8 @@ def _validate(
         findings = [f for f in findings if f.code not in SUPERSEDED_BY_ENGINES]
     if stats is not False:
         names = _float_names(ckpt)
+        if pattern is not None:
+            names = [n for n in names if fnmatch.fnmatchcase(n, pattern)]
         before = len(ckpt.findings)
         findings += soften_zero_init(
             family,
@@ -247,11 +296,14 @@ def _validate(
     return ValidateReport(
         path=ckpt.path,
         layout=layout,
-        findings=_order(_locate_config(findings, ckpt.config_path)),
+        findings=_order(
+            _matching(fold_follow_ons(_locate(findings, ckpt), ckpt.config_path), pattern)
+        ),
         family=family,
         engines=[p.label for p in profiles] if profiles else [],
         target=target_info,
         vocab=vocab,
         fail_on=Severity(fail_on),
         checkpoint=ckpt,
+        filter=pattern,
     )

@@ -11,9 +11,9 @@ from eagle3_inspect.version import PRODUCER
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
 
-def document(title: object, body: Markup) -> str:
-    """One self-contained HTML document: every asset inline, nothing fetched; the footer names
-    the version that wrote it."""
+def document(title: object, body: Markup, footer: Markup) -> str:
+    """One self-contained HTML document: every asset inline, nothing fetched; `footer` says what
+    wrote it, when and from which command (`html/provenance.py`)."""
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
@@ -21,8 +21,7 @@ def document(title: object, body: Markup) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f'<meta name="generator" content="{esc(PRODUCER)}">'
         f"<title>{esc(title)}</title><style>{CSS}</style></head>\n"
-        f'<body class="e3i">\n{body}\n'
-        f'<footer class="note">Written by {esc(PRODUCER)}.</footer>\n</body></html>\n'
+        f'<body class="e3i">\n{body}\n{footer}\n</body></html>\n'
     )
 
 

@@ -1,10 +1,12 @@
 """`render_html`: one offline HTML document for a scan, validate or diff report. The page is the
-report's view (`html/views`) in the page shell (`html/page.py`): CSS inline, plots as inline
-SVG drawn by matplotlib, no scripts and nothing fetched."""
+report's view (`html/views`) in the page shell (`html/page.py`) with a footer naming the version,
+the time and the command line (`html/provenance.py`): CSS inline, plots as inline SVG drawn by
+matplotlib, no scripts and nothing fetched."""
 
 from __future__ import annotations
 
 import os
+from datetime import datetime
 
 from eagle3_inspect.cli.render.cluster import where_read_lines
 from eagle3_inspect.commands.diff import DiffReport
@@ -14,6 +16,7 @@ from eagle3_inspect.errors import InvalidArgumentError
 from eagle3_inspect.html.markup import Markup, join, note, section
 from eagle3_inspect.html.page import document
 from eagle3_inspect.html.plots import require_matplotlib
+from eagle3_inspect.html.provenance import Provenance
 from eagle3_inspect.html.views.diff import diff_view
 from eagle3_inspect.html.views.scan import scan_view
 from eagle3_inspect.html.views.validate import validate_view
@@ -23,9 +26,16 @@ def _name(path: str) -> str:
     return os.path.basename(path.rstrip("/")) or path
 
 
-def render_html(report: ScanReport | ValidateReport | DiffReport) -> str:
-    """The report as one HTML document. Raises `MissingDependencyError` when matplotlib (the
-    `html` extra) is missing, `InvalidArgumentError` for anything but the three reports."""
+def render_html(
+    report: ScanReport | ValidateReport | DiffReport,
+    *,
+    command: str | None = None,
+    written: datetime | None = None,
+) -> str:
+    """The report as one HTML document. `command` is the command line that made the report (the
+    CLI passes its own; default: the API call its recorded options give), `written` the time the
+    footer shows (default: now). Raises `MissingDependencyError` when matplotlib (the `html`
+    extra) is missing, `InvalidArgumentError` for anything but the three reports."""
     require_matplotlib()
     if isinstance(report, ValidateReport):
         title = f"validate {_name(report.path)}: {'PASS' if report.ok else 'FAIL'}"
@@ -39,7 +49,8 @@ def render_html(report: ScanReport | ValidateReport | DiffReport) -> str:
         raise InvalidArgumentError(
             f"render_html takes a scan, validate or diff report, not {type(report).__name__}"
         )
-    return document(title, join([body, _where_read(report)]))
+    footer = Provenance.of(report, command, written).footer()
+    return document(title, join([body, _where_read(report)]), footer)
 
 
 def _where_read(report: ScanReport | ValidateReport | DiffReport) -> Markup:

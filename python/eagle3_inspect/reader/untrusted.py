@@ -40,10 +40,19 @@ def parse_json(data: str | bytes, where: str, max_bytes: int) -> Any:
         return json.loads(data)
     except UnicodeDecodeError as exc:
         raise UntrustedInputError(f"{where}: not UTF-8 text ({exc.reason})") from None
+    except json.JSONDecodeError as exc:
+        raise UntrustedInputError(f"{where}: not valid JSON {_position(exc)}") from None
     except ValueError as exc:
         raise UntrustedInputError(f"{where}: not valid JSON: {clip(str(exc), 200)}") from None
     except RecursionError:  # not reached below MAX_DEPTH, unless called from a deep stack
         raise UntrustedInputError(f"{where}: nested too deeply to parse") from None
+
+
+def _position(exc: json.JSONDecodeError) -> str:
+    """`at line L column C (byte B): what` for a syntax error (B counts UTF-8 bytes, what an
+    editor's or `dd`'s offset is; json's own `char` counts code points)."""
+    byte = len(exc.doc[: exc.pos].encode("utf-8", "surrogatepass"))
+    return f"at line {exc.lineno} column {exc.colno} (byte {byte}): {clip(exc.msg, 200)}"
 
 
 def parse_object(data: str | bytes, where: str, max_bytes: int) -> dict[str, Any]:

@@ -35,7 +35,7 @@ def test_speculators_null_target_hidden_size_is_written_as_the_trained_value(
         assert report.status == "fixed", report.to_dict()
         written = _config(dst)
         assert written["target_hidden_size"] == written["hidden_size"] == 64
-        assert any(n.startswith("target_hidden_size: None -> 64") for n in report.notes)
+        assert any(n.startswith("target_hidden_size: null -> 64") for n in report.notes)
         codes = {f.code for f in validate(dst, engine=engine, stats=False).findings}
         assert "EN018" not in codes
 

@@ -146,7 +146,7 @@ def test_wrong_type_and_missing_without_default_are_errors() -> None:
     config = sglang_style()
     config["target_hidden_size"] = "64"
     found = check_contract(one("sglang@0.5.23"), config)
-    assert any(f.code == "EN018" and "'64' (str, needs number)" in f.message for f in found)
+    assert any(f.code == "EN018" and '"64" (a string, needs number)' in f.message for f in found)
     spec = corpus_config("speculators-0.9.0-default")
     del spec["transformer_layer_config"]["rms_norm_eps"]
     found = check_contract(one("vllm@0.33.0"), spec)

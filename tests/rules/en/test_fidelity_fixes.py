@@ -114,5 +114,7 @@ def test_follow_on_findings_are_folded_under_a_refusal():
     four = sglang_config(
         hidden_size=H, eagle_config={"eagle_aux_hidden_state_layer_ids": [1, 2, 3, 4]}
     )
-    crashed = {f.code for f in check_all(one("sglang@0.5.11"), ckpt(4), four)}
-    assert {"EN015", "EN001", "EN002"} <= crashed
+    crashed = check_all(one("sglang@0.5.11"), ckpt(4), four)
+    assert {"EN015", "EN001"} <= {f.code for f in crashed}
+    # ... as one rename finding: the parameters left random are its EN002s, folded into it.
+    assert "EN002 x" in next(f.message for f in crashed if f.code == "EN001")

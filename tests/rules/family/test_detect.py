@@ -11,10 +11,12 @@ import pytest
 
 import eagle3_inspect
 from eagle3_inspect.commands.validate import validate
+from eagle3_inspect.errors import InvalidArgumentError
 from eagle3_inspect.findings import Severity
 from eagle3_inspect.layout import detect_layout
 from eagle3_inspect.reader.draft_config import read_draft_config
 from eagle3_inspect.rules.en.schema import FAMILIES
+from eagle3_inspect.rules.family.check import check_family
 from eagle3_inspect.rules.family.detect import detect_family
 from eagle3_inspect.rules.family.known import SPECS
 from eagle3_inspect.rules.family.names import DRAFTER_FAMILIES
@@ -91,12 +93,18 @@ def test_tensors_alone_decide_without_a_config(tmp_path) -> None:
         assert _family(path).name == name
 
 
-def test_a_target_model_is_called_one_and_gets_no_drafter_rules(tmp_path) -> None:
+def test_a_target_model_is_called_one_and_validate_refuses_it(tmp_path) -> None:
+    """validate on a target is InvalidArgumentError (exit 2), as --target on a drafter is; the
+    family rules alone still say FM002 (what fix refuses with)."""
     path = build_target_model().write(tmp_path / "target")
-    report = validate(path, stats=False, engine="vllm@0.33.0")
-    assert report.family.name == "target" and report.family.title == "a target model"
-    assert [(f.code, f.severity) for f in report.findings] == [("FM002", Severity.WARNING)]
-    assert report.to_dict()["family"]["name"] == "target"
+    family = _family(path)
+    assert family.name == "target" and family.title == "a target model"
+    with pytest.raises(InvalidArgumentError, match="this is a target model, not a drafter"):
+        validate(path, stats=False, engine="vllm@0.33.0")
+    ckpt = eagle3_inspect.open(path)
+    cfg = read_draft_config(ckpt.config)
+    found = check_family(family, ckpt.tensors, cfg, detect_layout(ckpt.tensors, ckpt.config))
+    assert [(f.code, f.severity) for f in found] == [("FM002", Severity.WARNING)]
 
 
 def test_an_unknown_family_says_so_and_runs_no_family_rules(tmp_path) -> None:

@@ -4,6 +4,7 @@ a table without breaking a name or code at any width."""
 from __future__ import annotations
 
 from rich.console import Console
+from rich.markup import escape
 from rich.measure import Measurement
 from rich.table import Table
 
@@ -63,8 +64,18 @@ def findings_table(findings: list[Finding], title: str = "Findings") -> Table:
     table.add_column("message")
     ordered = sorted(findings, key=lambda f: (-f.severity.rank, f.code))
     for f in ordered:
-        message = f.message if not f.hint else f"{f.message}\n[dim]fix: {f.hint}[/dim]"
+        # Text, not markup: a message's `d2t[i]` or an engine's `[sglang@0.5.9]` as given.
+        text = escape(f.message)
+        message = text if not f.hint else f"{text}\n[dim]fix: {escape(f.hint)}[/dim]"
         sev = f"[{STYLE[f.severity]}]{f.severity.value}[/]"
-        engine = f" [{f.engine}]" if f.engine else ""
-        table.add_row(f.code, sev + engine, location(f), message)
+        engine = escape(f" [{f.engine}]") if f.engine and f.engine not in f.message else ""
+        table.add_row(f.code, sev + engine, escape(location(f)), message)
     return table
+
+
+def verdict_markup(counts: dict[str, int], ok: bool, fail_on: str) -> str:
+    """`verdict_line` (scan's and validate's one verdict) with PASS green, FAIL red."""
+    from eagle3_inspect.cli.render.concise import verdict_line
+
+    verdict, rest = verdict_line(counts, ok, fail_on).split(":", 1)
+    return f"[{'bold green' if ok else 'bold red'}]{verdict}[/]:{rest}"

@@ -21,3 +21,9 @@ def summary_line(counts: dict[str, int], verdict: str) -> str:
         f"{verdict}: {counts['errors']} error(s), {counts['warnings']} warning(s), "
         f"{counts['infos']} info(s)"
     )
+
+
+def verdict_line(counts: dict[str, int], ok: bool, fail_on: str) -> str:
+    """The one verdict of scan and validate: `PASS: ...` / `FAIL: ...` and the failure level."""
+    line = summary_line(counts, "PASS" if ok else "FAIL")
+    return f"{line} (failing on {fail_on} and above)"

@@ -10,6 +10,7 @@ from rich.table import Table
 
 from eagle3_inspect.cli.render.common import print_table
 from eagle3_inspect.commands.diff.report import DiffReport, PairResult
+from eagle3_inspect.units import cosine_text
 
 STATUS_STYLE = {"equal": "green", "close": "cyan", "differ": "bold red", None: "yellow"}
 
@@ -60,16 +61,18 @@ def _changed_table(pairs: list[PairResult], structure_only: bool) -> Table:
     for p in pairs:
         d = p.to_dict()
         name = p.name if p.name_b == p.name else f"{p.name} -> {p.name_b}"
-        style = STATUS_STYLE.get(p.status, "yellow")
-        row = [name, f"[{style}]{p.status or 'structure'}[/]", _change(p)]
+        style = STATUS_STYLE.get(p.status, "yellow") if not p.same_mapping else "cyan"
+        # The d2t of the same mapping (the vocab line below says which encodings).
+        status = "same mapping" if p.same_mapping else p.status or "structure"
+        row = [name, f"[{style}]{status}[/]", _change(p)]
         if not structure_only:
             where = f" @{d['max_abs_at']}" if d["max_abs_at"] is not None else ""
             mismatched = "-" if d["mismatched"] is None else f"{d['mismatched']}/{d['numel']}"
             row += [
                 _fmt(d["max_abs"]) + where,
                 _fmt(d["rel_l2"]),
-                "-" if d["cosine"] is None else f"{d['cosine']:.6g}",
-                mismatched if p.note is None else p.note,
+                cosine_text(d["cosine"]) if isinstance(d["cosine"], float) else _fmt(d["cosine"]),
+                mismatched if p.note is None or p.same_mapping else p.note,
             ]
         table.add_row(*row)
     return table

@@ -8,6 +8,8 @@ from typing import Any
 
 from eagle3_inspect.cli.render.records import Record, display_path, finding_records
 from eagle3_inspect.commands.diff.report import DiffReport, PairResult
+from eagle3_inspect.echo import json_text
+from eagle3_inspect.units import cosine_text
 
 SCHEMA = "eagle3-inspect/diff-change/1"
 
@@ -45,9 +47,11 @@ def _pair_message(p: PairResult) -> str:
         parts.append("dtype " + " -> ".join(d["dtype"]))
     if d["shape"]:
         parts.append("shape " + " -> ".join(str(s) for s in d["shape"]))
-    for key in ("max_abs", "rel_l2", "cosine"):
+    for key in ("max_abs", "rel_l2"):
         if d.get(key) is not None:
             parts.append(f"{key}={_fmt(d[key])}")
+    if isinstance(d.get("cosine"), float):
+        parts.append(f"cosine={cosine_text(d['cosine'])}")
     if d.get("mismatched") is not None:
         parts.append(f"mismatched={d['mismatched']}/{d['numel']}")
     if p.note:
@@ -58,18 +62,21 @@ def _pair_message(p: PairResult) -> str:
 def _pair_kind(p: PairResult) -> tuple[str, bool]:
     if p.status is None:
         return "changed", p.structure_changed
-    return p.status, p.status not in ("equal", "close")
+    return p.status, not p.passes
 
 
 def _keypath_records(report: DiffReport, kind: str, diff: dict[str, Any]) -> list[Record]:
     path = report.b.path
     out = []
     for key, value in diff["removed"].items():
-        out.append(_record(path, f"{kind}:{key}", kind, True, f"removed (was {value!r})", {}))
+        out.append(
+            _record(path, f"{kind}:{key}", kind, True, f"removed (was {json_text(value)})", {})
+        )
     for key, value in diff["added"].items():
-        out.append(_record(path, f"{kind}:{key}", kind, True, f"added: {value!r}", {}))
+        out.append(_record(path, f"{kind}:{key}", kind, True, f"added: {json_text(value)}", {}))
     for key, (old, new) in diff["changed"].items():
-        out.append(_record(path, f"{kind}:{key}", kind, True, f"{old!r} -> {new!r}", {}))
+        message = f"{json_text(old)} -> {json_text(new)}"
+        out.append(_record(path, f"{kind}:{key}", kind, True, message, {}))
     return out
 
 

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from eagle3_inspect.cli.render.concise import summary_line
+from eagle3_inspect.cli.render.concise import verdict_line
 from eagle3_inspect.cli.render.records import Record, finding_records
 from eagle3_inspect.commands.report import CommandReport
 
@@ -44,13 +44,11 @@ class Face:
 
 
 def _scan_summary(report: Any) -> str:
-    s = report.summary()
-    return summary_line(s, "errors found" if s["errors"] else "no errors")
+    return verdict_line(report.summary(), report.ok, report.fail_on.value)
 
 
 def _validate_summary(report: Any) -> str:
-    line = summary_line(report.summary, "PASS" if report.ok else "FAIL")
-    return f"{line} (failing on {report.fail_on.value} and above)"
+    return verdict_line(report.summary, report.ok, report.fail_on.value)
 
 
 # Report class name -> its face (by name: a report's module is imported only when it is used).

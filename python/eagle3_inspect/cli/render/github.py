@@ -18,7 +18,9 @@ def escape_property(text: str) -> str:
 
 
 def github_line(r: Record) -> str:
-    message = r.message if r.subject is None else f"{r.subject}: {r.message}"
+    # The annotation's file is the tensor's shard (or config.json); the subject is named once.
+    said = r.subject is None or r.subject.removeprefix("config:") in r.message
+    message = r.message if said else f"{r.subject}: {r.message}"
     if r.hint:
         message = f"{message}\nfix: {r.hint}"
     props = f"file={escape_property(r.path)},title={escape_property(r.code)}"

@@ -5,7 +5,12 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from eagle3_inspect.cli.render.common import findings_table, human_count, print_table
+from eagle3_inspect.cli.render.common import (
+    findings_table,
+    human_count,
+    print_table,
+    verdict_markup,
+)
 from eagle3_inspect.commands.scan import ScanReport
 from eagle3_inspect.units import human_bytes
 
@@ -80,8 +85,4 @@ def render_scan(report: ScanReport, console: Console) -> None:
         console.print("metadata: " + ", ".join(f"{k}={v}" for k, v in ckpt.metadata.items()))
     if report.findings:
         print_table(console, findings_table(report.findings))
-    verdict = "[bold red]errors found[/]" if summary["errors"] else "[bold green]no errors[/]"
-    console.print(
-        f"{verdict}: {summary['errors']} error(s), {summary['warnings']} warning(s), "
-        f"{summary['infos']} info(s)"
-    )
+    console.print(verdict_markup(summary, report.ok, report.fail_on.value))

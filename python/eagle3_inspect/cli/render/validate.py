@@ -4,14 +4,13 @@ fixes, and a verdict."""
 from __future__ import annotations
 
 from rich.console import Console
+from rich.markup import escape
 
-from eagle3_inspect.cli.render.common import STYLE
+from eagle3_inspect.cli.render.common import STYLE, verdict_markup
 from eagle3_inspect.commands.validate import ValidateReport
-from eagle3_inspect.findings import Finding, Severity, location
+from eagle3_inspect.findings import Finding, FindingRun, Severity, finding_runs, location
 
 TITLES = {Severity.ERROR: "Errors", Severity.WARNING: "Warnings", Severity.INFO: "Info"}
-# Findings of one code and engine beyond this many are folded into one line (JSON lists all).
-FOLD_AFTER = 3
 
 
 def _layout_line(report: ValidateReport) -> str:
@@ -26,7 +25,7 @@ def _layout_line(report: ValidateReport) -> str:
 
 
 def render_validate(report: ValidateReport, console: Console) -> None:
-    console.print(f"[bold]{report.path}[/bold]")
+    console.print(f"[bold]{escape(report.path)}[/bold]")
     console.print(f"family: {report.family.title}")
     console.print(_layout_line(report))
     if report.vocab is not None and report.vocab.encoding != "absent":
@@ -42,45 +41,29 @@ def render_validate(report: ValidateReport, console: Console) -> None:
             continue
         console.print()
         console.print(f"[{STYLE[severity]}]{TITLES[severity]} ({len(group)})[/]")
-        for code, engine, members in _runs(group):
-            if len(members) > FOLD_AFTER:
-                _print_folded(console, severity, code, engine, members)
+        for run in finding_runs(group):
+            if run.folded:
+                _print_folded(console, severity, run)
             else:
-                for f in members:
+                for f in run.members:
                     _print_one(console, severity, f)
-    s = report.summary
     console.print()
-    verdict = "[bold green]PASS[/]" if report.ok else "[bold red]FAIL[/]"
-    console.print(
-        f"{verdict}: {s['errors']} error(s), {s['warnings']} warning(s), {s['infos']} info(s)"
-        f" (failing on {report.fail_on.value} and above)"
-    )
-
-
-def _runs(group: list[Finding]) -> list[tuple[str, str | None, list[Finding]]]:
-    """Findings grouped by (code, engine), in first-appearance order."""
-    runs: dict[tuple[str, str | None], list[Finding]] = {}
-    for f in group:
-        runs.setdefault((f.code, f.engine), []).append(f)
-    return [(code, engine, members) for (code, engine), members in runs.items()]
+    console.print(verdict_markup(report.summary, report.ok, report.fail_on.value))
 
 
 def _print_one(console: Console, severity: Severity, f: Finding) -> None:
-    engine = f" [{f.engine}]" if f.engine else ""
-    console.print(f"  [{STYLE[severity]}]{f.code}[/]{engine} {f.message}")
+    # Messages, names and engines are text, not markup: `d2t[i] + i` and `[sglang@0.5.9]`
+    # printed as given (rich read them as tags and dropped them).
+    # The engine tag only when the message does not already start from it (concise's rule).
+    engine = escape(f" [{f.engine}]") if f.engine and f.engine not in f.message else ""
+    console.print(f"  [{STYLE[severity]}]{f.code}[/]{engine} {escape(f.message)}")
     where = location(f)
     if where:
-        console.print(f"      [dim]at {where}[/dim]")
+        console.print(f"      [dim]at {escape(where)}[/dim]")
     if f.hint:
-        console.print(f"      [green]fix:[/green] {f.hint}")
+        console.print(f"      [green]fix:[/green] {escape(f.hint)}")
 
 
-def _print_folded(
-    console: Console, severity: Severity, code: str, engine: str | None, members: list[Finding]
-) -> None:
-    _print_one(console, severity, members[0])
-    names = [f.tensor or f.config_key or "" for f in members[1:]]
-    shown = ", ".join(n for n in names[:FOLD_AFTER] if n)
-    more = len(members) - 1 - min(len(names), FOLD_AFTER)
-    tail = f" and {more} more" if more > 0 else ""
-    console.print(f"      [dim]... the same for {shown}{tail} (--json lists every one)[/dim]")
+def _print_folded(console: Console, severity: Severity, run: FindingRun) -> None:
+    _print_one(console, severity, run.first)
+    console.print(f"      [dim]... {escape(run.same_for())} (--json lists every one)[/dim]")

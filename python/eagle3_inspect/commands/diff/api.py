@@ -124,7 +124,24 @@ def diff(
     if not structure_only:
         _compare(report, rtol=rtol, atol=atol, threads=threads, progress=progress)
         report.vocab = compare_vocab(ca, cb)
+        _same_mapping(report)
     return report
+
+
+def _same_mapping(report: DiffReport) -> None:
+    """The d2t pair of two encodings of one mapping is marked as such: not a failure, and its
+    note says what differs (the bytes) and what does not (the draft-to-target mapping)."""
+    vocab = report.vocab
+    if vocab is None or not vocab["same_mapping"] or vocab["same_encoding"]:
+        return
+    side_a, side_b = vocab["a"], vocab["b"]
+    for pair in report.pairs:
+        if pair.status == "differ" and (pair.name, pair.name_b) == (side_a["d2t"], side_b["d2t"]):
+            pair.same_mapping = True
+            pair.note = (
+                f"the same draft-to-target mapping: {side_a['encoding']} in A, "
+                f"{side_b['encoding']} in B (engines read offsets)"
+            )
 
 
 def _compare(report: DiffReport, **options: Any) -> None:

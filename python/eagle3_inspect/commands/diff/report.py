@@ -55,6 +55,14 @@ class PairResult:
     status: str | None = None
     metrics: Mapping[str, Any] | None = None
     note: str | None = None
+    # The d2t pair when both sides hold the same draft-to-target mapping in other encodings
+    # (offsets / absolute ids): its bytes differ, what it means does not; not a failure.
+    same_mapping: bool = False
+
+    @property
+    def passes(self) -> bool:
+        """Not a difference that fails the diff: equal, close, or the same mapping."""
+        return self.status in ("equal", "close") or self.same_mapping
 
     @property
     def structure_changed(self) -> bool:
@@ -131,12 +139,13 @@ class DiffReport:
     def ok(self) -> bool:
         """The exit-0 verdict: nothing added or removed, every pair `equal` or `close` (in
         structure-only mode: no dtype or shape change), and no config or metadata change.
-        Renames alone are fine."""
+        Renames alone are fine, and so is a d2t stored in another encoding of the same mapping
+        (`PairResult.same_mapping`)."""
         if self.added or self.removed or self.config_changed or self.metadata_changed:
             return False
         if self.structure_only:
             return not any(p.structure_changed for p in self.pairs)
-        return all(p.status in ("equal", "close") for p in self.pairs)
+        return all(p.passes for p in self.pairs)
 
     @property
     def exit_code(self) -> int:
@@ -162,6 +171,8 @@ class DiffReport:
     def verdict(self) -> str:
         if self.identical:
             return "identical" if not self.structure_only else "same structure"
+        if self.ok and any(p.same_mapping for p in self.pairs):
+            return "equivalent (within tolerance, renamed, or the same d2t mapping re-encoded)"
         if self.ok:
             return "equivalent (within tolerance, or renamed only)"
         return "different"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from eagle3_inspect.echo import json_text
 from eagle3_inspect.reader.draft_config import (
     AUX_ID_LOCATIONS,
     NORM_FLAGS,
@@ -44,12 +45,15 @@ SPECULATORS_TOP = {
 
 
 class Refusal(Exception):
-    """The plan cannot be made without guessing: `code` names the finding, `reason` says why."""
+    """The plan cannot be made without guessing: `code` names the finding, `reason` says why.
+    `blocked` is the best plan there was when errors it cannot fix remained in it (what the
+    conversion would have repaired; None when planning stopped before one was made)."""
 
     def __init__(self, code: str, reason: str) -> None:
         super().__init__(f"{code}: {reason}")
         self.code = code
         self.reason = reason
+        self.blocked: Any = None
 
 
 def set_path(config: dict[str, Any], path: str, value: Any) -> None:
@@ -128,7 +132,9 @@ def aux_ids_for(
     if ids is None:
         return None, "no aux layer ids declared: left to the engine default"
     if not (isinstance(ids, list) and all(isinstance(i, int) for i in ids) and ids):
-        raise Refusal("E3021", f"aux layer ids {ids!r} at {draft.aux_layer_ids_key} are not ints")
+        raise Refusal(
+            "E3021", f"aux layer ids {json_text(ids)} at {draft.aux_layer_ids_key} are not ints"
+        )
     declared = [v for v in draft.aux_layer_id_sources.values() if v is not None]
     if any(v != ids for v in declared):
         raise Refusal(

@@ -10,6 +10,7 @@ import os
 from typing import Any
 
 from eagle3_inspect.commands.fix.config import Refusal, pop_path, set_path
+from eagle3_inspect.echo import json_text
 from eagle3_inspect.reader.draft_config import DraftConfig, read_draft_config
 from eagle3_inspect.reader.remote import is_remote
 from eagle3_inspect.rules.en.contract import (
@@ -103,14 +104,14 @@ def _repair(
     if problem.kind == "type" or not direct:
         raise Refusal(
             "EN018",
-            f"{label}: config field {field} is {problem.value!r}; {read.at} uses it as "
+            f"{label}: config field {field} is {json_text(problem.value)}; {read.at} uses it as "
             f"{read.use} ({where}) and the drafter's config states no value to use instead",
         )
     if trained is not COMPUTED:
         set_path(config, field, trained)
         return (
-            f"{field}: {problem.value!r} -> {trained!r}, the value the drafter was trained "
-            f"with ({label} reads it at {where})"
+            f"{field}: {json_text(problem.value)} -> {json_text(trained)}, the value the drafter "
+            f"was trained with ({label} reads it at {where})"
         )
     if problem.kind == "null" and (read.guard == "hasattr" or read.default is not None):
         pop_path(config, field)

@@ -61,7 +61,13 @@ def _busy(dst: Path) -> BlockingIOError:
 def _lock_fd(lock: Path, dst: Path) -> int | None:
     """An fd holding the lock on the file now at `lock`, or None when the holder removed it
     between our open and our flock (then the caller opens the new one)."""
-    fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except OSError as exc:
+        # The lock file is ours, not the user's: name the DST they gave (`--out /proc/x`).
+        raise InvalidArgumentError(
+            f"{dst}: cannot write in {dst.parent} ({exc.strerror or exc})"
+        ) from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         held = os.fstat(fd)

@@ -66,6 +66,8 @@ class Plan:
     notes: list[str] = field(default_factory=list)
     expected: list[Finding] = field(default_factory=list)
     suggestion: str | None = None
+    # What validate's family, target and EN checks say about the planned drafter (EN folded).
+    after: list[Finding] = field(default_factory=list)
 
     @property
     def renames(self) -> dict[str, str]:
@@ -295,13 +297,6 @@ def make_plan(
         dropped = sorted(back[n] for n in unused if n in back)
         names = {a: b for a, b in names.items() if a not in dropped}
         found, _ = simulate(profile, family, _infos(ckpt, names, extra), config, target)
-    blocking = [f for f in errors(found) if f.code not in UNFIXABLE]
-    if blocking and contract_refusal is not None and any(f.code == "EN018" for f in blocking):
-        raise contract_refusal
-    if blocking and refused:
-        raise refused[0]  # the form the engine would serve could not be written: say why
-    if blocking:
-        raise Refusal(blocking[0].code, blocking[0].message)
     plan = Plan(
         engine=profile.label,
         names=names,
@@ -310,7 +305,18 @@ def make_plan(
         config_changes=key_path_diff(ckpt.config, config) if ckpt.config else {},
         d2t=d2t if "d2t" in names else None,
         expected=[f for f in errors(found) if f.code in UNFIXABLE],
+        after=found,
     )
+    blocking = [f for f in errors(found) if f.code not in UNFIXABLE]
+    if blocking:
+        if contract_refusal is not None and any(f.code == "EN018" for f in blocking):
+            refusal = contract_refusal
+        elif refused:
+            refusal = refused[0]  # the form the engine would serve could not be written: say why
+        else:
+            refusal = Refusal(blocking[0].code, blocking[0].message)
+        refusal.blocked = plan
+        raise refusal
     if d2t_note and (plan.d2t is not None or d2t is None):
         plan.notes.append(d2t_note)
     plan.notes += config_notes

@@ -20,7 +20,6 @@ from eagle3_inspect.units import human_bytes, number, shape_text
 NOTEBOOK_ROWS = 200
 PLAIN_HEADERS = ("tensor", "dtype", "shape", "bytes", "file", "offset")
 STATS_HEADERS = (
-    "tensor",
     "dtype",
     "shape",
     "NaN / Inf",
@@ -32,28 +31,39 @@ STATS_HEADERS = (
     "|max|",
     "L2",
 )
+HASH_HEADER = "tensor / xxh3-128 hash"
+
+
+def _file_name(t: TensorInfo) -> str:
+    return t.file.rsplit("/", 1)[-1]
 
 
 def _plain_row(t: TensorInfo) -> list[object]:
-    return [
-        t.name,
-        t.dtype,
-        shape_text(t.shape),
-        human_bytes(t.nbytes),
-        t.file.rsplit("/", 1)[-1],
-        t.offset,
-    ]
+    return [t.name, t.dtype, shape_text(t.shape), human_bytes(t.nbytes), _file_name(t), t.offset]
 
 
-def _stats_row(t: TensorInfo, s: TensorStats | None, abs_max_top: float | None) -> list[object]:
-    head: list[object] = [t.name, t.dtype, shape_text(t.shape)]
-    if s is None:
-        return [*head, *(["-"] * (len(STATS_HEADERS) - len(head)))]
-    nonfinite = s.nan + s.posinf + s.neginf
+def all_zero(s: TensorStats) -> bool:
+    """Every element is zero (an untrained or never-loaded tensor, unless it is meant to be)."""
+    return s.numel > 0 and s.zeros == s.numel
+
+
+def nonfinite(s: TensorStats) -> int:
+    return s.nan + s.posinf + s.neginf
+
+
+def _stats_cells(s: TensorStats, abs_max_top: float | None) -> list[object]:
+    bad = nonfinite(s)
+    zeros = f"{s.zeros:,} ({_percent(s.zeros, s.numel)})"
     return [
-        *head,
-        bar(share(nonfinite, s.numel), f"{s.nan:,} / {s.posinf + s.neginf:,}", kind="bad"),
-        bar(share(s.zeros, s.numel), f"{s.zeros:,} ({_percent(s.zeros, s.numel)})", kind="zero"),
+        # A bar only where there is something to see: an empty NaN/Inf bar per row is noise.
+        bar(share(bad, s.numel), f"{s.nan:,} / {s.posinf + s.neginf:,}", kind="bad")
+        if bad
+        else tag("span", "0", class_="num quiet"),
+        join([tag("span", "all zero", class_="badge zero"), " ", zeros])
+        if all_zero(s)
+        else bar(share(s.zeros, s.numel), zeros, kind="zero")
+        if s.zeros
+        else tag("span", "0", class_="num quiet"),
         number(s.min),
         number(s.max),
         number(s.mean),
@@ -61,6 +71,34 @@ def _stats_row(t: TensorInfo, s: TensorStats | None, abs_max_top: float | None) 
         bar(share(s.abs_max, abs_max_top) if s.dtype in FLOAT_DTYPES else None, number(s.abs_max)),
         number(s.l2),
     ]
+
+
+def _where(t: TensorInfo, shards: bool) -> str:
+    """`file @ offset` in a sharded checkpoint, the byte offset alone in a one-file one."""
+    return f"{_file_name(t)} @ {t.offset}" if shards else str(t.offset)
+
+
+def _stats_row(
+    t: TensorInfo,
+    s: TensorStats | None,
+    abs_max_top: float | None,
+    hashes: bool,
+    shards: bool,
+) -> Markup:
+    # The hash goes under the name: a 32-digit column would push the statistics off the screen.
+    name: object = t.name
+    if hashes:
+        digest = s.hash if s is not None and s.hash else "-"
+        name = join([t.name, tag("div", digest, class_="hash")])
+    head: list[object] = [name, _where(t, shards), t.dtype, shape_text(t.shape)]
+    width = len(STATS_HEADERS) - 2
+    cells = [*head, *(_stats_cells(s, abs_max_top) if s is not None else ["-"] * width)]
+    anomaly = None
+    if s is not None and nonfinite(s):
+        anomaly = "anomaly nonfinite"
+    elif s is not None and all_zero(s):
+        anomaly = "anomaly all-zero"
+    return tag("tr", *(tag("td", c) for c in cells), class_=anomaly, title=t.file)
 
 
 def _percent(part: int, whole: int) -> str:
@@ -73,8 +111,10 @@ def tensor_table(
     *,
     limit: int | None = None,
 ) -> Markup:
-    """One row per tensor. With `stats`: NaN/Inf and zero counts and |max| as sparkline bars
-    (|max| relative to the largest in the table); rows beyond `limit` are counted, not shown."""
+    """One row per tensor, with its file and byte offset. With `stats`: NaN/Inf (only where
+    there are some) and zero counts and |max| as sparkline bars (|max| relative to the largest
+    in the table), the content hash when one was computed, and anomalous rows (all zero,
+    NaN/Inf) highlighted; rows beyond `limit` are counted, not shown."""
     shown = list(tensors if limit is None else tensors[:limit])
     more = (
         note(f"... and {len(tensors) - len(shown)} more tensors.")
@@ -86,8 +126,28 @@ def tensor_table(
     # Bars compare float weights with each other; integer tensors (d2t ids) would dwarf them.
     tops = [s.abs_max for s in stats.values() if s.abs_max is not None and s.dtype in FLOAT_DTYPES]
     top = max(tops) if tops else None
-    rows = [_stats_row(t, stats.get(t.name), top) for t in shown]
-    return join([table(STATS_HEADERS, rows, class_="tensors stats"), more])
+    hashes = any(s.hash for s in stats.values())
+    shards = len({t.file for t in tensors}) > 1
+    first = (HASH_HEADER if hashes else "tensor", "file @ offset" if shards else "offset")
+    head = tag("thead", tag("tr", *(tag("th", h) for h in (*first, *STATS_HEADERS))))
+    rows = tag("tbody", *(_stats_row(t, stats.get(t.name), top, hashes, shards) for t in shown))
+    return join([tag("table", head, rows, class_="tensors stats"), more])
+
+
+def anomalies(tensors: Sequence[TensorInfo], stats: Mapping[str, TensorStats]) -> Markup:
+    """One line per kind of anomaly the statistics show (all-zero tensors, NaN/Inf), naming the
+    tensors, for the top of the page; nothing when there are none."""
+    zero = [t.name for t in tensors if t.name in stats and all_zero(stats[t.name])]
+    bad = [t.name for t in tensors if t.name in stats and nonfinite(stats[t.name])]
+    lines = []
+    for names, what, kind in (
+        (bad, "tensor(s) with NaN or Inf values", "nonfinite"),
+        (zero, "all-zero tensor(s)", "all-zero"),
+    ):
+        if names:
+            shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+            lines.append(tag("li", tag("strong", f"{len(names)} {what}: "), shown, class_=kind))
+    return tag("ul", *lines, class_="anomalies") if lines else Markup("")
 
 
 def checkpoint_summary(
@@ -97,15 +157,19 @@ def checkpoint_summary(
     dtypes: dict[str, int] = {}
     for t in tensors:
         dtypes[t.dtype] = dtypes.get(t.dtype, 0) + 1
+    names = sorted({_file_name(t) for t in tensors})
+    listed = f" ({', '.join(names)})" if 0 < len(names) <= 3 else ""
     items: list[tuple[object, object]] = [
-        ("files", files),
-        ("tensors", len(tensors)),
+        ("files", f"{files}{listed}"),
+        ("tensors", f"{len(tensors):,}"),
         ("parameters", f"{sum(t.numel for t in tensors):,}"),
         ("bytes", human_bytes(sum(t.nbytes for t in tensors))),
         ("dtypes", ", ".join(f"{d} x{n}" for d, n in sorted(dtypes.items()))),
     ]
-    items += [(f"metadata: {k}", v) for k, v in sorted(metadata.items())]
-    return join([tag("div", path, class_="path"), definitions(items)])
+    # One row across the page: the findings and the tensors start on the first screen.
+    facts = table([k for k, _ in items], [[v for _, v in items]], class_="facts")
+    meta = definitions((f"metadata: {k}", v) for k, v in sorted(metadata.items()))
+    return join([tag("div", path, class_="path"), facts, meta if metadata else ""])
 
 
 def checkpoint_view(

@@ -1,5 +1,8 @@
-"""The validate view: the verdict, the findings with their fixes, the engine verdicts, the detected
-drafter layout, and the d2t mapping (plotted when matplotlib is there)."""
+"""The validate view: the verdict, the next step (what `fix` repairs, what needs retraining or
+another engine version), the findings with their fixes (runs of one code folded as the terminal
+folds them), the d2t mapping (plotted when matplotlib is there), the target's facts and the aux
+layers each engine version captures from it, the engine verdicts and the detected drafter
+layout."""
 
 from __future__ import annotations
 
@@ -8,6 +11,8 @@ from eagle3_inspect.findings import count_by_severity
 from eagle3_inspect.html.findings import counts_line, findings_table
 from eagle3_inspect.html.markup import Markup, definitions, join, note, section, table, tag
 from eagle3_inspect.html.plots.d2t import d2t_plot
+from eagle3_inspect.html.views.nextstep import next_step
+from eagle3_inspect.html.views.target import target_line, target_view
 from eagle3_inspect.layout import Layout
 from eagle3_inspect.reader.vocab import VocabMapping
 
@@ -45,19 +50,18 @@ def validate_view(report: ValidateReport, *, plots: bool) -> Markup:
                 f" (failing on {report.fail_on.value} and above)",
                 class_="summary",
             ),
+            target_line(report.target) if report.target is not None else "",
         ]
     )
-    if report.target is not None:
-        header = join(
-            [header, tag("p", "target: ", tag("span", report.target.path, class_="path"))]
-        )
     return join(
         [
             header,
             section("Findings", findings_table(report.findings), class_="findings"),
+            next_step(report),
+            section("d2t mapping", vocab_view(report.vocab, plots=plots), class_="vocab"),
+            section("Target model", target_view(report), class_="target"),
             section("Engine verdicts", engine_verdicts(report), class_="engines"),
             section("Drafter layout", layout_table(report.layout), class_="layout"),
-            section("d2t mapping", vocab_view(report.vocab, plots=plots), class_="vocab"),
         ]
     )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from eagle3_inspect.echo import json_text
 from eagle3_inspect.findings import Severity
 from eagle3_inspect.reader.draft_config import as_int, lookup
 from eagle3_inspect.rules.e3.context import E3Context
@@ -102,7 +103,7 @@ def check_aux_ids(ctx: E3Context) -> None:
     for key, value in values:
         problem = _aux_problem(value)
         if problem:
-            ctx.emit("E3021", f"{key} = {value!r}: {problem}", config_key=key)
+            ctx.emit("E3021", f"{key} = {json_text(value)}: {problem}", config_key=key)
 
 
 def _aux_problem(value: object) -> str | None:

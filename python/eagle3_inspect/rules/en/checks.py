@@ -20,12 +20,11 @@ from eagle3_inspect.rules.en.configcheck import (
 from eagle3_inspect.rules.en.contract import check_contract
 from eagle3_inspect.rules.en.emit import finding
 from eagle3_inspect.rules.en.fcwidth import check_capture_count, check_fc_width
-from eagle3_inspect.rules.en.fold import fold_under_refusal
+from eagle3_inspect.rules.en.fold import fold_renames, fold_under_refusal
 from eagle3_inspect.rules.en.names import check_names
 from eagle3_inspect.rules.en.positions import check_positions
 from eagle3_inspect.rules.en.profile import EngineProfile, FamilyProfile
 from eagle3_inspect.rules.en.served import not_served
-from eagle3_inspect.rules.en.versions import try_parse_version
 from eagle3_inspect.rules.family.names import EAGLE3
 
 
@@ -46,7 +45,7 @@ def check_engine(
                 config_key="architectures",
             )
         ]
-    findings = check_names(profile, tensors.keys(), config) + _beyond_checked(profile)
+    findings = check_names(profile, tensors.keys(), config)
     if config is not None:
         findings += check_architecture(profile, config)
         findings += check_rejects(profile, config)
@@ -56,24 +55,6 @@ def check_engine(
         findings += check_capture_count(profile, tensors, config)
         findings += check_contract(profile, config)
     return findings
-
-
-def _beyond_checked(profile: FamilyProfile) -> list[Finding]:
-    """EN012 when the requested version is newer than every version the profile was read from:
-    the open-ended profile still applies, but that engine's code may have changed since."""
-    asked = try_parse_version(profile.version)
-    read = [v for v in map(try_parse_version, profile.checked_versions) if v is not None]
-    if asked is None or not read or asked <= max(read):
-        return []
-    newest = ".".join(map(str, max(read)))
-    return [
-        finding(
-            profile,
-            "EN012",
-            f"{profile.label} is newer than every {profile.engine} version this profile was read "
-            f"from (newest {newest}); its verdicts assume nothing changed since",
-        )
-    ]
 
 
 def check_all(
@@ -88,7 +69,8 @@ def check_all(
     """`check_engine` plus aux-id and capture checks against an optional target (its typed
     `TargetInfo`, or a parsed target config.json, read the same way) for the drafter `family`
     and `variant` (or the family of the `FamilyProfile` given), folded under a refusal when
-    the engine refuses the drafter (`fold.py`; `fold=False`: every finding). A family the
+    the engine refuses the drafter and a key-dialect rename's EN001 / EN002 pairs folded into
+    one (`fold.py`; `fold=False`: every finding). A family the
     engine version has no section for is not served (EN004)."""
     if isinstance(engine, FamilyProfile):
         profile: FamilyProfile | None = engine
@@ -106,4 +88,4 @@ def check_all(
     if target is not None:
         findings += check_target_capture(profile, archs)
         findings += check_positions(profile, config, target)
-    return fold_under_refusal(findings) if fold else findings
+    return fold_under_refusal(fold_renames(findings)) if fold else findings

@@ -58,13 +58,16 @@ def check_architecture(profile: FamilyProfile, config: Mapping[str, Any]) -> lis
             "only speculators-format configs, speculators_model_type = "
             f"{profile.speculators_model_type!r}"
         )
+    named = declared[0] if isinstance(declared, list) and declared else None
+    shown = repr(named) if isinstance(named, str) else "(no architectures)"
+    # The engine's lookup name, when its prefix rule made it another one.
+    looked = f"looked up as {arch!r}; " if arch is not None and arch != named else ""
     return [
         finding(
             profile,
             "EN004",
-            f"{profile.label} does not serve architecture {declared!r} for "
-            f"{family_title(profile.family)} drafters "
-            f"(looked up as {arch!r}; served: {served})",
+            f"{profile.label} does not serve architecture {shown} for "
+            f"{family_title(profile.family)} drafters ({looked}served: {served})",
             config_key="architectures",
         )
     ]

@@ -33,8 +33,12 @@ def engine_aux_count(profile: FamilyProfile, config: Mapping[str, Any]) -> tuple
             return value, key
         elif isinstance(value, list) and value:
             return len(value), f"len({key})"
-    where = ", ".join(profile.fc_aux_count or ()) or "nothing: fixed"
-    return DEFAULT_AUX, f"the default 3 (reads {where})"
+    if not profile.fc_aux_count:
+        return DEFAULT_AUX, f"always {DEFAULT_AUX} in this version"
+    return (
+        DEFAULT_AUX,
+        f"the default {DEFAULT_AUX}: none of {', '.join(profile.fc_aux_count)} is set",
+    )
 
 
 def check_capture_count(
@@ -60,7 +64,7 @@ def check_capture_count(
             "EN020",
             f"{profile.label} reads no layer ids ({read}), so the target captures its default "
             f"{default} state(s) = {default * hidden} features, but {name} reads {width} "
-            f"({width // hidden} states; fc built for {count} from {source}): the drafter "
+            f"({width // hidden} states; fc built for {count}: {source}): the drafter "
             "cannot be fed",
             tensor=name,
         )
@@ -86,7 +90,7 @@ def check_fc_width(
             profile,
             "EN015",
             f"{profile.label} builds fc for {count} aux state(s) x {hidden} = {count * hidden} "
-            f"inputs (count from {source}), but {name} has {width}: the weight loader's shape "
+            f"inputs (count: {source}), but {name} has {width}: the weight loader's shape "
             "assertion fails and the drafter does not load",
             tensor=name,
         )

@@ -188,3 +188,17 @@ def resolve_engines(spec: str) -> list[EngineProfile]:
         else:
             resolved.append(_resolve_one(part))
     return resolved
+
+
+def resolve_label(label: str) -> tuple[str, EngineProfile]:
+    """The `--engine` spec that selects the profile a report names by its `label`
+    (`sglang@0.5.11`), and that profile: the label itself, or the bare engine name when the
+    label's version is not a release number (`trtllm@main-00679c66`, its newest profile)."""
+    try:
+        return label, _resolve_one(label)
+    except ValueError:  # InvalidArgumentError, or a version that does not parse
+        name = label.partition("@")[0]
+        newest = _resolve_one(name)
+        if newest.label != label:
+            raise
+        return name, newest

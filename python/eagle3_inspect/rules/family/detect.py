@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from eagle3_inspect.layout import Layout
 from eagle3_inspect.layout.bare import BareNames
 from eagle3_inspect.reader.draft_config import DraftConfig, as_int, lookup
+from eagle3_inspect.reader.target import read_target_config
 from eagle3_inspect.reader.tensorinfo import TensorInfo
 from eagle3_inspect.rules.family.known import SPECS
 from eagle3_inspect.rules.family.model import Family
@@ -40,7 +41,8 @@ def _target(facts: Facts) -> Family | None:
     """A causal-LM class with several layers and nothing a drafter carries."""
     cfg, layout = facts.cfg, facts.layout
     arch = cfg.architecture or ""
-    layers = as_int(cfg.num_hidden_layers)
+    # A multimodal target (Kimi-K2.5, Qwen-VL, ...) keeps its layer count in its text model.
+    layers = as_int(cfg.num_hidden_layers) or read_target_config(cfg.raw).num_hidden_layers
     blocks = len(layout.blocks)
     if not TARGET_CLASS.search(arch) or _any_markers(facts) or "fc.weight" in facts.names:
         return None

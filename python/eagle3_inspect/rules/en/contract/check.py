@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from eagle3_inspect.echo import json_text, kind_of
 from eagle3_inspect.findings import Finding
 from eagle3_inspect.reader.draft_config import (
     MODEL_FIELDS,
@@ -247,14 +248,14 @@ def _findings(
             message = f"{profile.label}: config field {read.field} is null; {what}"
         elif p.kind == "type":
             message = (
-                f"{profile.label}: config field {read.field} is {p.value!r} "
-                f"({type(p.value).__name__}, needs {read.needs}); {what}"
+                f"{profile.label}: config field {read.field} is {json_text(p.value)} "
+                f"({kind_of(p.value)}, needs {read.needs}); {what}"
             )
         else:
             message = (
-                f"{profile.label} reads config field {read.field} as {p.value!r} (its default: "
-                f"the field is missing where {_function(read)} reads it, {read.where}; {source}); "
-                f"the drafter was trained with {p.trained!r}"
+                f"{profile.label} reads config field {read.field} as {json_text(p.value)} (its "
+                f"default: the field is missing where {_function(read)} reads it, {read.where}; "
+                f"{source}); the drafter was trained with {json_text(p.trained)}"
             )
         code = "EN019" if p.kind == "default" else "EN018"
         out.append(finding(profile, code, message, config_key=read.field))
