@@ -83,6 +83,25 @@ fn the_legacy_format_reads_the_same_tensors() {
 }
 
 #[test]
+fn a_legacy_view_past_its_storage_grows_it_as_torch_does() {
+    // Fuzz cases 10636 and 23015 of seed 3: torch makes legacy storages resizable, so
+    // `Tensor.set_` grows one to a view past its declared end; the file must then hold the
+    // grown size. Zip storages are not resizable: the same view is refused there.
+    let mut spec = Spec::plain("w", "FloatStorage", "0", &[4]);
+    spec.numel = 2;
+    let pickle = state_dict(std::slice::from_ref(&spec), true);
+    let values = f32s(&[1.0, 2.0, 3.0, 4.0]);
+    let file = read_legacy(&legacy(pickle.clone(), &[("0", 4, values.clone())]));
+    assert_eq!(codes(&file), vec!["PT012"], "{:?}", file.findings);
+    assert!(file.header.unwrap().tensors[0].readable);
+    let short = read_legacy(&legacy(pickle, &[("0", 4, values[..8].to_vec())]));
+    assert_eq!(codes(&short), vec!["PT010"], "{:?}", short.findings);
+    let zip_pickle = state_dict(std::slice::from_ref(&spec), false);
+    let zipped = read_zip(&torch_zip(zip_pickle, &[("0", values[..8].to_vec())]));
+    assert_eq!(codes(&zipped), vec!["PT007"]);
+}
+
+#[test]
 fn a_legacy_storage_whose_count_disagrees_is_refused() {
     let specs = [Spec::plain("w", "FloatStorage", "0", &[2])];
     let mut bytes = legacy(state_dict(&specs, true), &[("0", 4, f32s(&[1.0, 2.0]))]);

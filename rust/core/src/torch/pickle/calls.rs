@@ -396,7 +396,7 @@ type View = (u64, Vec<u64>, Vec<u64>, Option<String>);
 
 /// `Tensor.set_(storage, offset, size, stride)`'s checks of a view of `storage` as `dtype`.
 fn view_checks(
-    m: &Machine<'_>,
+    m: &mut Machine<'_>,
     storage: &StorageRef,
     dtype: TorchDtype,
     offset: &Value,
@@ -429,7 +429,21 @@ fn view_checks(
     let offset = *offset as u64;
     let mut unsupported = None;
     match (dtype.elsize, storage.nbytes()) {
-        (Some(elsize), Some(nbytes)) => check_bounds(m, &shape, &strides, offset, elsize, nbytes)?,
+        (Some(elsize), Some(declared)) => {
+            let grown = m.grown.get(&storage.key).copied().unwrap_or(0);
+            let need = view_bytes(m, &shape, &strides, offset, elsize)?;
+            // A resizable storage (legacy) grows to the view, as `Tensor.set_` resizes it;
+            // torch then wants the file to hold that many bytes (legacy.rs checks).
+            let resizable = m.resizable && storage.view.is_none();
+            if need > declared.max(grown) {
+                if !resizable {
+                    return m.malformed(format!(
+                        "sizes {shape:?}, strides {strides:?} and storage offset {offset} need {need} bytes of a storage of {declared}"
+                    ));
+                }
+                m.grown.insert(storage.key.clone(), need);
+            }
+        }
         _ => unsupported = Some(format!("dtype torch.{}", dtype.name)),
     }
     Ok((offset, shape, strides, unsupported))
@@ -446,18 +460,17 @@ fn qtensor(m: &mut Machine<'_>, name: String, a: &[Value]) -> Step<Value> {
     Ok(opaque(name))
 }
 
-/// `Tensor.set_`'s bounds check (`checkInBoundsForStorage`): a view with a zero dimension fits
-/// any storage; otherwise its last element must lie inside the storage's bytes.
-fn check_bounds(
+/// The storage bytes a view needs (`computeStorageNbytes`, what `Tensor.set_` checks or grows
+/// the storage to): none with a zero dimension; otherwise up to its last element.
+fn view_bytes(
     m: &Machine<'_>,
     shape: &[u64],
     strides: &[u64],
     offset: u64,
     elsize: u64,
-    nbytes: u64,
-) -> Step<()> {
+) -> Step<u64> {
     if shape.contains(&0) {
-        return Ok(());
+        return Ok(0);
     }
     let span = shape.iter().zip(strides).try_fold(1u64, |acc, (&d, &s)| {
         s.checked_mul(d - 1).and_then(|x| acc.checked_add(x))
@@ -467,9 +480,6 @@ fn check_bounds(
         .and_then(|bytes| offset.checked_mul(elsize)?.checked_add(bytes));
     match need {
         None => m.malformed("the view's storage size overflows"),
-        Some(need) if need > nbytes => m.malformed(format!(
-            "sizes {shape:?}, strides {strides:?} and storage offset {offset} need {need} bytes of a storage of {nbytes}"
-        )),
-        Some(_) => Ok(()),
+        Some(need) => Ok(need),
     }
 }

@@ -23,6 +23,9 @@ pub(super) struct Machine<'a> {
     pub(super) tensors: Vec<TensorRef>,
     cells: u64,
     lossy_text: bool,
+    /// Whether `Tensor.set_` grows a storage to a view past its end (legacy files).
+    pub(super) resizable: bool,
+    pub(super) grown: HashMap<String, u64>,
 }
 
 type Step<T> = Result<T, Refusal>;
@@ -41,6 +44,8 @@ pub fn run(data: &[u8], loader: &mut dyn PersistentLoad) -> Result<Unpickled, Re
         tensors: Vec::new(),
         cells: 0,
         lossy_text: false,
+        resizable: loader.resizable(),
+        grown: HashMap::new(),
     };
     let root = m.run_loop(loader)?;
     Ok(Unpickled {
@@ -50,6 +55,7 @@ pub fn run(data: &[u8], loader: &mut dyn PersistentLoad) -> Result<Unpickled, Re
         tensors: m.tensors,
         end: m.pos,
         lossy_text: m.lossy_text,
+        grown: m.grown,
     })
 }
 
