@@ -25,7 +25,6 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised only on Python 3.10
     import tomli as tomllib
 
-RULES_PACKAGE = "eagle3_inspect.rules"
 RULES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "rules")
 CODES_FILE = "codes.toml"
 # Rule folders and the code families each defines, in the order `eagle3-inspect rules` lists them.

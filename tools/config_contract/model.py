@@ -5,27 +5,20 @@ filling a field it found None)."""
 
 from __future__ import annotations
 
+import importlib.util
 from dataclasses import dataclass, field
+from pathlib import Path
 
-# Uses that raise on None or on a value of the wrong type, strongest first: the value is
-# computed with, sizes a tensor / layer, counts a loop, is cast, ordered, measured, iterated,
-# indexed, read as an object, or names a file / model to load.
-RAISING = (
-    "arithmetic",
-    "shape",
-    "count",
-    "cast",
-    "compare",
-    "length",
-    "iterate",
-    "index",
-    "object",
-    "load",
-    "required",
-)
-# Uses that tolerate None: truthiness, identity / equality tests, membership, lookups, passing
-# it on.
-TOLERANT = ("flag", "presence", "equality", "lookup", "member", "value", "arg", "format")
+# The use vocabulary (raising uses strongest first, then the tolerant ones) is the package's,
+# loaded by path: the generator runs in the truth venv, where the package is not installed,
+# and the file imports nothing.
+_USES_FILE = Path(__file__).resolve().parents[2] / "python/eagle3_inspect/rules/en/contract/uses.py"
+_spec = importlib.util.spec_from_file_location("eagle3_inspect_contract_uses", _USES_FILE)
+assert _spec is not None and _spec.loader is not None
+_uses = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_uses)
+RAISING: tuple[str, ...] = _uses.RAISING
+TOLERANT: tuple[str, ...] = _uses.TOLERANT
 RANK = {kind: i for i, kind in enumerate(RAISING + TOLERANT)}
 
 

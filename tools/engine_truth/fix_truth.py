@@ -21,11 +21,12 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+sys.path.insert(1, str(HERE / "forward"))  # engine_code: wheels, layers, records
 
 import stub_imports  # noqa: E402
-from drafter import load_drafter  # noqa: E402
+from engine_code.drafter import read_drafter  # noqa: E402
+from engine_code.sources import DEFAULT_CACHE, open_wheel  # noqa: E402
 from run import DRIVERS, hoist_shared, scrub  # noqa: E402
-from wheels import DEFAULT_CACHE, Wheel, download  # noqa: E402
 
 SCHEMA_VERSION = 1
 KEPT = ("status", "exit_code", "refusal", "fingerprint")
@@ -33,7 +34,7 @@ KEPT = ("status", "exit_code", "refusal", "fingerprint")
 
 def judge(path: Path, name: str, engine: str, version: str, wheels: dict) -> dict:
     """The engine's record for the drafter at `path` (scrubbed of machine paths)."""
-    drafter = load_drafter(path, name)
+    drafter = read_drafter(path, name)
     if engine == "speculators":
         import speculators_truth
 
@@ -44,7 +45,7 @@ def judge(path: Path, name: str, engine: str, version: str, wheels: dict) -> dic
         result = speculators_truth.run(drafter)
     else:
         if (engine, version) not in wheels:
-            wheels[engine, version] = Wheel(download(engine, version, DEFAULT_CACHE))
+            wheels[engine, version] = open_wheel(engine, version, DEFAULT_CACHE)
         result = DRIVERS[engine](drafter, wheels[engine, version], version)
     return scrub(result, path) | {"tensors": drafter.summary(), "config": drafter.config}
 

@@ -26,8 +26,9 @@ from types import SimpleNamespace
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parent / "forward"))  # engine_code
 
-from wheels import DEFAULT_CACHE, Wheel, download, line_of
+from engine_code.sources import DEFAULT_CACHE, EngineSource, line_of, open_wheel
 
 SPECULATIVE = "vllm/config/speculative.py"
 CONFIG_UTILS = "vllm/transformers_utils/config.py"
@@ -87,7 +88,7 @@ def _guard(source: str) -> str | None:
     return None if inner is None else ast.get_source_segment(source, inner.test)
 
 
-def _namespace(wheel: Wheel, spec_source: str) -> dict[str, Any]:
+def _namespace(wheel: EngineSource, spec_source: str) -> dict[str, Any]:
     """The override function and its helpers, exec'd from the wheel's text."""
     from transformers.configuration_utils import ALLOWED_LAYER_TYPES  # what the wheel imports
 
@@ -113,7 +114,7 @@ def _namespace(wheel: Wheel, spec_source: str) -> dict[str, Any]:
 
 
 def run(version: str, cache: Path) -> dict[str, Any]:
-    wheel = Wheel(download("vllm", version, cache))
+    wheel = open_wheel("vllm", version, cache)
     source = wheel.read(SPECULATIVE)
     ns = _namespace(wheel, source)
     record: dict[str, Any] = {"engine": "vllm", "version": version, "file": SPECULATIVE}

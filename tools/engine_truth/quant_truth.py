@@ -25,12 +25,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import stub_imports as S
-import stub_layers as L
 import torch
 import wheel_exec
-from drafter import Drafter
+from engine_code import layers
+from engine_code.drafter import DrafterFiles
+from engine_code.sources import EngineSource, cut
 from torch import nn
-from wheels import Wheel, cut
 
 HF_QUANT_CONFIG = "hf_quant_config.json"
 SGLANG_QUANT = "sglang/srt/layers/quantization/"
@@ -51,7 +51,7 @@ VLLM_MODULES = (
 )
 
 
-def declares_quantization(drafter: Drafter) -> bool:
+def declares_quantization(drafter: DrafterFiles) -> bool:
     """True when config.json has a quantization_config or hf_quant_config.json exists."""
     return (
         bool(drafter.config.get("quantization_config"))
@@ -76,7 +76,7 @@ def _none(_model_class: type) -> tuple[object, str | None]:
 
 
 def _add_modules(
-    wheel: Wheel, members: tuple[str, ...], modules: dict[str, str], packages: set[str]
+    wheel: EngineSource, members: tuple[str, ...], modules: dict[str, str], packages: set[str]
 ) -> None:
     for member in members:
         if wheel.has(member):
@@ -87,7 +87,7 @@ def _add_modules(
 
 
 def sglang_quant_config(
-    drafter: Drafter, wheel: Wheel, modules: dict[str, str], packages: set[str]
+    drafter: DrafterFiles, wheel: EngineSource, modules: dict[str, str], packages: set[str]
 ) -> QuantPlan:
     """The plan for SGLang: the method name its ModelConfig parses from the draft config, then
     `QUANTIZATION_METHODS[name].from_config(quant_cfg)` as get_quant_config calls it."""
@@ -121,7 +121,7 @@ def sglang_quant_config(
     return QuantPlan(build, f"{SGLANG_MODEL_CONFIG} + {SGLANG_QUANT}modelopt_quant.py")
 
 
-def _sglang_methods(wheel: Wheel) -> dict[str, tuple[str, str]]:
+def _sglang_methods(wheel: EngineSource) -> dict[str, tuple[str, str]]:
     """name -> (module, class) of every QUANTIZATION_METHODS entry in the package __init__."""
     tree = ast.parse(wheel.read(f"{SGLANG_QUANT}__init__.py"))
     imported = {
@@ -139,7 +139,7 @@ def _sglang_methods(wheel: Wheel) -> dict[str, tuple[str, str]]:
     return found
 
 
-def _sglang_method_class(wheel: Wheel, name: str) -> tuple[str, str]:
+def _sglang_method_class(wheel: EngineSource, name: str) -> tuple[str, str]:
     """(module, class) of BASE_QUANTIZATION_METHODS[name] in the package __init__ (ast)."""
     found = _sglang_methods(wheel).get(name)
     if found is None:
@@ -157,7 +157,7 @@ class _Self:
         return None
 
 
-def _sglang_verify(drafter: Drafter, wheel: Wheel) -> tuple[str | None, dict]:
+def _sglang_verify(drafter: DrafterFiles, wheel: EngineSource) -> tuple[str | None, dict]:
     """ModelConfig._verify_quantization for the draft (quantization None: the target's
     default, server_args `speculative_draft_model_quantization = quantization`), with
     `_parse_quant_hf_config` / `_parse_modelopt_quant_config` / `_find_quant_modelslim_config`
@@ -223,7 +223,7 @@ def _sglang_verify(drafter: Drafter, wheel: Wheel) -> tuple[str | None, dict]:
 
 
 def vllm_quant_config(
-    drafter: Drafter, wheel: Wheel, modules: dict[str, str], packages: set[str]
+    drafter: DrafterFiles, wheel: EngineSource, modules: dict[str, str], packages: set[str]
 ) -> QuantPlan:
     """The plan for vLLM: ModelConfig._verify_quantization asks each method's
     `override_quantization_method` (ModelOptFp8Config says "modelopt" for quant_algo FP8),
@@ -279,7 +279,7 @@ VLLM_NORMALIZERS = (
 )
 
 
-def _vllm_normalize(drafter: Drafter, wheel: Wheel) -> tuple[dict | None, str]:
+def _vllm_normalize(drafter: DrafterFiles, wheel: EngineSource) -> tuple[dict | None, str]:
     """The quantization config vLLM's model config derives from the draft config.json
     (ModelArchConfigConvertor._normalize_quantization_config, or ModelConfig.
     _parse_quant_hf_config in older wheels: producer "modelopt" -> quant_method "modelopt"),
@@ -374,7 +374,7 @@ def quantized_weight_loader(
             f"Tried to load weights of size {loaded.size()} to a parameter of size {param.size()}"
         )
         param.data.copy_(loaded)
-    L.LOG.mark(param, shard, source)
+    layers.LOG[0].mark(param, shard, source)
 
 
 def quantized_params(model: nn.Module) -> dict[str, str]:

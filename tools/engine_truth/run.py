@@ -17,12 +17,13 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+sys.path.insert(1, str(HERE / "forward"))  # engine_code: wheels, layers, records
 
 import sglang_families  # noqa: E402
 import stub_imports  # noqa: E402
 import vllm_families  # noqa: E402
-from drafter import load_drafter  # noqa: E402
-from wheels import DEFAULT_CACHE, Wheel, download  # noqa: E402
+from engine_code.drafter import read_drafter  # noqa: E402
+from engine_code.sources import DEFAULT_CACHE, open_wheel  # noqa: E402
 
 SCHEMA_VERSION = 1
 DRAFT_MARKERS = (
@@ -89,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
             name = f"{label}/{path.relative_to(root)}".rstrip("/.")
             if name not in NOT_RECORDED:
                 drafters.append((name, path))
-    wheels = {(e, v): Wheel(download(e, v, args.cache)) for e in DRIVERS for v in getattr(args, e)}
+    wheels = {(e, v): open_wheel(e, v, args.cache) for e in DRIVERS for v in getattr(args, e)}
     doc = json.loads(args.out.read_text()) if args.merge and args.out.exists() else {}
     out = {
         "schema_version": SCHEMA_VERSION,
@@ -110,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         if version not in known:
             known.append(version)
     for name, path in drafters:
-        drafter = load_drafter(path, name)
+        drafter = read_drafter(path, name)
         entry = out["drafters"].setdefault(name, {"results": {}})
         entry["tensors"] = drafter.summary()
         entry["config_keys"] = sorted(drafter.config)

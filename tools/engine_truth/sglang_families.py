@@ -30,10 +30,11 @@ import stub_families as F
 import stub_imports as S
 import stub_layers as L
 import wheel_exec
-from drafter import Drafter
+from engine_code.drafter import DrafterFiles
+from engine_code.layers import reset_log
+from engine_code.sources import EngineSource, cut
 from hf_config import build_config
-from outcome import dropped_tensors, error_record, load_error, unloaded_params
-from wheels import Wheel, cut
+from outcome import load_error, loaded, refused
 
 MODELS = "sglang/srt/models/"
 # model file -> the other wheel modules exec'd with it (what it builds its layers from)
@@ -63,7 +64,7 @@ def _module_name(member: str) -> str:
     return member.removesuffix(".py").replace("/", ".")
 
 
-def draft_config(drafter: Drafter, wheel: Wheel):
+def draft_config(drafter: DrafterFiles, wheel: EngineSource):
     """(hf config, how): SGLang get_config's result for the draft directory."""
     model_type = drafter.config.get("model_type")
     if model_type == "kimi_k2":
@@ -79,7 +80,7 @@ def draft_config(drafter: Drafter, wheel: Wheel):
     return build_config(drafter.path), "transformers AutoConfig (called by sglang get_config)"
 
 
-def run(drafter: Drafter, wheel: Wheel, version: str) -> dict:
+def run(drafter: DrafterFiles, wheel: EngineSource, version: str) -> dict:
     """The record for `drafter` under this SGLang wheel."""
     arch = (drafter.config.get("architectures") or [None])[0]
     module = sglang_truth.entry_classes(wheel).get(arch)
@@ -90,7 +91,9 @@ def run(drafter: Drafter, wheel: Wheel, version: str) -> dict:
     return run_family(drafter, wheel, version, arch, module)
 
 
-def run_family(drafter: Drafter, wheel: Wheel, version: str, arch: str, member: str) -> dict:
+def run_family(
+    drafter: DrafterFiles, wheel: EngineSource, version: str, arch: str, member: str
+) -> dict:
     """Exec `member` (and its dependencies), build `arch` from the draft config, load."""
     ids, ids_from = sglang_truth.aux_ids(drafter.config)
     record: dict = {
@@ -107,16 +110,13 @@ def run_family(drafter: Drafter, wheel: Wheel, version: str, arch: str, member: 
     try:
         hf, how = draft_config(drafter, wheel)
     except Exception as exc:
-        return record | {
-            "verdict": "REFUSED",
-            "why": error_record("config", exc, "transformers AutoConfig (sglang get_config)"),
-        }
+        return refused(record, "config", exc, "transformers AutoConfig (sglang get_config)")
     record["evidence"]["config"] = how
     file = member.rsplit("/", 1)[-1]
     modules = {_module_name(member): wheel.read(member)}
     packages: set[str] = set()
     for dep in MODEL_DEPS[file]:
-        for path in wheel.glob(dep, "") if dep.endswith("/") else [dep]:
+        for path in wheel.members(dep) if dep.endswith("/") else [dep]:
             if not wheel.has(path) or "/amd/" in path:
                 continue
             name = _module_name(path).removesuffix(".__init__")
@@ -135,29 +135,22 @@ def run_family(drafter: Drafter, wheel: Wheel, version: str, arch: str, member: 
         with _triton_placeholder():
             cls = getattr(__import__(_module_name(member), fromlist=[arch]), arch)
     except Exception as exc:
-        return record | {
-            "verdict": "REFUSED",
-            "why": error_record("import", exc, f"{member} (module import)"),
-            "opaque_names": sorted(S.OPAQUE_USED),
+        return refused(record, "import", exc, f"{member} (module import)") | {
+            "opaque_names": sorted(S.OPAQUE_USED)
         }
     try:
         quant_config, quant_how = quant.build(cls)
     except Exception as exc:
-        return record | {
-            "verdict": "REFUSED",
-            "why": error_record("quantization", exc, quant.decided_by),
-        }
+        return refused(record, "quantization", exc, quant.decided_by)
     if quant_how:
         record["evidence"]["quantization"] = quant_how
         record["quant_method"] = type(quant_config).__name__ if quant_config else None
-    log = L.reset_log()
+    log = reset_log()
     try:
         model = cls(hf, quant_config=quant_config)
     except Exception as exc:
-        return record | {
-            "verdict": "REFUSED",
-            "why": error_record("init", exc, f"{member} {arch}.__init__"),
-            "opaque_names": sorted(S.OPAQUE_USED),
+        return refused(record, "init", exc, f"{member} {arch}.__init__") | {
+            "opaque_names": sorted(S.OPAQUE_USED)
         }
     fc = getattr(getattr(model, "model", model), "fc", None)
     record["fc_in_features"] = getattr(fc, "in_features", getattr(fc, "input_size", None))
@@ -167,24 +160,11 @@ def run_family(drafter: Drafter, wheel: Wheel, version: str, arch: str, member: 
     failed = load_error(model, drafter.tensors, record, where)
     if failed is not None:
         return failed | {"opaque_names": sorted(S.OPAQUE_USED)}
-    hot = getattr(model, "hot_token_id", None)
-    dropped = [
-        n for n in dropped_tensors(drafter.tensors, log) if not ("d2t" in n and hot is not None)
-    ]
+    dropped, d2t = sglang_truth.hot_token_dropped(model, drafter.tensors, log)
     rebuilt = F.consumed_by_value(model, dropped, drafter.tensors)
-    result = record | {
-        "verdict": "LOADED",
-        "dropped": [n for n in dropped if n not in rebuilt],
-        "loaded_by_value": rebuilt,
-        "never_loaded": unloaded_params(model, log),
-        "d2t_consumed_as": "hot_token_id = d2t + arange" if hot is not None else None,
-        "opaque_names": sorted(S.OPAQUE_USED),
-        "evidence": record["evidence"]
-        | {
-            "dropped": f"{where} (exec'd)",
-            "never_loaded": f"{member} {arch}.__init__ + load_weights (exec'd)",
-        },
-    }
+    kept = [n for n in dropped if n not in rebuilt]
+    facts = {"loaded_by_value": rebuilt, "d2t_consumed_as": d2t}
+    result = loaded(record, model, log, kept, f"{member} {arch}", **facts)
     if quant_config is not None:
         result["quantized_params"] = quant_truth.quantized_params(model)
     return result
@@ -221,7 +201,7 @@ def _triton_placeholder():
                 del sys.modules[name]
 
 
-def _serve_cut_function(wheel: Wheel, name: str, members: tuple[str, ...]) -> None:
+def _serve_cut_function(wheel: EngineSource, name: str, members: tuple[str, ...]) -> None:
     """Exec the wheel's own `def name` and serve it to the stubbed modules."""
     for member in members:
         if not wheel.has(member):

@@ -4,41 +4,22 @@ architecture against the wheel's own EntryClass registry, and record what happen
 
 from __future__ import annotations
 
-import ast
-import functools
-
 import stub_imports as S
 import stub_layers as L
-from drafter import Drafter
+from engine_code.drafter import DrafterFiles
+from engine_code.layers import LoadLog, reset_log
+from engine_code.record import dropped_tensors
+from engine_code.sglang_eagle3 import entry_classes
+from engine_code.sources import EngineSource, cut, line_of
 from hf_config import build_config
-from outcome import dropped_tensors, error_record, load_error, unloaded_params
-from wheels import Wheel, cut, line_of
+from outcome import load_error, loaded, refused
 
-MODELS = "sglang/srt/models/"
 EAGLE3_MODULE = "sglang/srt/models/llama_eagle3.py"
 # Where the model runner reads eagle_config's aux ids (moved to a component in newer wheels).
 RUNNERS = (
     "sglang/srt/model_executor/model_runner.py",
     "sglang/srt/model_executor/model_runner_components/spec_aux_hidden_state.py",
 )
-
-
-@functools.cache
-def entry_classes(wheel: Wheel) -> dict[str, str]:
-    """Every architecture name a model module lists in `EntryClass` -> its module file."""
-    found: dict[str, str] = {}
-    for member in wheel.glob(MODELS, ""):
-        text = wheel.read(member)
-        if "EntryClass" not in text:
-            continue
-        for node in ast.parse(text).body:
-            if isinstance(node, ast.Assign) and any(
-                isinstance(t, ast.Name) and t.id == "EntryClass" for t in node.targets
-            ):
-                for el in ast.walk(node.value):
-                    if isinstance(el, ast.Name):
-                        found.setdefault(el.id, member)
-    return found
 
 
 def aux_ids(config: dict) -> tuple[object, str]:
@@ -50,7 +31,7 @@ def aux_ids(config: dict) -> tuple[object, str]:
         return None, "none (target default)"
 
 
-def run(drafter: Drafter, wheel: Wheel, version: str) -> dict:
+def run(drafter: DrafterFiles, wheel: EngineSource, version: str) -> dict:
     """The record for `drafter` under this SGLang wheel."""
     src = wheel.read(EAGLE3_MODULE)
     ids, ids_from = aux_ids(drafter.config)
@@ -96,50 +77,42 @@ def run(drafter: Drafter, wheel: Wheel, version: str) -> dict:
     try:
         hf = build_config(drafter.path)
     except Exception as exc:
-        return record | {
-            "verdict": "REFUSED",
-            "why": error_record(
-                "config", exc, "transformers AutoConfig (called by sglang get_config)"
-            ),
-        }
+        return refused(
+            record, "config", exc, "transformers AutoConfig (called by sglang get_config)"
+        )
     S.reset({"sglang.srt.models.llama_eagle3": src})
     S.RUNTIME["default_weight_loader"] = L.logged_default_loader(
         cut(wheel.read("sglang/srt/model_loader/weight_utils.py"), "default_weight_loader")
     )
-    log = L.reset_log()
+    log = reset_log()
     try:
         module = __import__("sglang.srt.models.llama_eagle3", fromlist=["LlamaForCausalLMEagle3"])
         model = module.LlamaForCausalLMEagle3(hf)
     except Exception as exc:
-        return record | {
-            "verdict": "REFUSED",
-            "why": error_record("init", exc, f"{EAGLE3_MODULE} LlamaForCausalLMEagle3.__init__"),
-        }
+        return refused(record, "init", exc, f"{EAGLE3_MODULE} LlamaForCausalLMEagle3.__init__")
     record["fc_in_features"] = model.model.fc.in_features
     record["evidence"]["fc_in_features"] = f"{EAGLE3_MODULE} LlamaModel.__init__ (exec'd)"
     where = f"{EAGLE3_MODULE} LlamaForCausalLMEagle3.load_weights"
     failed = load_error(model, drafter.tensors, record, where)
     if failed is not None:
         return failed
+    dropped, d2t = hot_token_dropped(model, drafter.tensors, log)
+    return loaded(
+        record, model, log, dropped, f"{EAGLE3_MODULE} LlamaForCausalLMEagle3", d2t_consumed_as=d2t
+    )
+
+
+def hot_token_dropped(model, tensors: dict, log: LoadLog) -> tuple[list[str], str | None]:
+    """(the tensors no loader took, how d2t was consumed): SGLang's draft reads d2t into
+    `hot_token_id = d2t + arange` in its own load_weights, outside the parameter loaders."""
     hot = getattr(model, "hot_token_id", None)
-    return record | {
-        "verdict": "LOADED",
-        "dropped": [
-            n for n in dropped_tensors(drafter.tensors, log) if not ("d2t" in n and hot is not None)
-        ],
-        "never_loaded": unloaded_params(model, log),
-        "d2t_consumed_as": "hot_token_id = d2t + arange" if hot is not None else None,
-        "opaque_names": sorted(S.OPAQUE_USED),
-        "evidence": record["evidence"]
-        | {
-            "dropped": f"{EAGLE3_MODULE} LlamaForCausalLMEagle3.load_weights (exec'd)",
-            "never_loaded": f"{EAGLE3_MODULE} LlamaForCausalLMEagle3.__init__ + "
-            "load_weights (exec'd)",
-        },
-    }
+    dropped = dropped_tensors(tensors, log)
+    if hot is None:
+        return dropped, None
+    return [n for n in dropped if "d2t" not in n], "hot_token_id = d2t + arange"
 
 
-def _aux_reader(wheel: Wheel) -> tuple[str | None, int | None]:
+def _aux_reader(wheel: EngineSource) -> tuple[str | None, int | None]:
     """The runner file and line that read eagle_config["eagle_aux_hidden_state_layer_ids"]."""
     for member in RUNNERS:
         if wheel.has(member):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import importlib.metadata
 
 import torch
-from drafter import Drafter
+from engine_code.drafter import DrafterFiles
 from outcome import error_record
 
 DECIDED_BY = (
@@ -22,7 +22,7 @@ def version() -> str:
     return importlib.metadata.version("speculators")
 
 
-def run(drafter: Drafter) -> dict:
+def run(drafter: DrafterFiles) -> dict:
     """The record for `drafter` loaded by speculators."""
     from speculators import SpeculatorModel  # lazily: only this engine needs it
 

@@ -34,17 +34,17 @@ class UnquantizedLinearMethod:
 
 class LinearBase(nn.Module):
     """Base class the stub linears share, so `isinstance(layer, LinearBase)` in an exec'd
-    quantization config's `get_quant_method` sees them as linear layers."""
+    quantization config's `get_quant_method` sees them as linear layers. Set up by
+    `configure`, which stub_layers' linears call at the end of __init__ with the engine's
+    settings after `bias` (`quant_config`, `params_dtype`, `prefix`, ...)."""
 
-    def _init_quant(
-        self,
-        quant_config: object,
-        prefix: str,
-        input_size: int,
-        output_sizes: list[int],
-        bias: bool,
-        params_dtype: torch.dtype | None,
+    def configure(
+        self, input_size: int, output_sizes: list[int], bias: bool, settings: dict[str, object]
     ) -> None:
+        """The layer's quantization method (and quantized weights, when it has one)."""
+        quant_config = settings.get("quant_config")
+        prefix = settings.get("prefix", "")
+        params_dtype = settings.get("params_dtype")
         self.prefix = prefix
         self.quant_config = quant_config
         if not bias:
@@ -65,20 +65,12 @@ class LinearBase(nn.Module):
 class ReplicatedLinear(LinearBase, L.ReplicatedLinear):
     """ReplicatedLinear(input_size, output_size, bias, ..., quant_config=, prefix=)."""
 
-    def __init__(
-        self,
-        input_size: int,
-        output_size: int,
-        bias: bool = True,
-        skip_bias_add: bool = False,
-        params_dtype: torch.dtype | None = None,
-        quant_config: object = None,
-        prefix: str = "",
-        **_: object,
+    def configure(
+        self, input_size: int, output_sizes: list[int], bias: bool, settings: dict[str, object]
     ) -> None:
-        L.ReplicatedLinear.__init__(self, input_size, output_size, bias)
-        self.in_features, self.out_features = input_size, output_size
-        self._init_quant(quant_config, prefix, input_size, [output_size], bias, params_dtype)
+        """`in_features` / `out_features` (read by the quantization code), then the method."""
+        self.in_features, self.out_features = input_size, output_sizes[0]
+        super().configure(input_size, output_sizes, bias, settings)
 
 
 class RowParallelLinear(ReplicatedLinear):
@@ -91,27 +83,7 @@ class ColumnParallelLinear(ReplicatedLinear):
     """ColumnParallelLinear(input_size, output_size, bias, gather_output, ...) at TP=1."""
 
     linear_kind = "column"
-
-    def __init__(
-        self,
-        input_size: int,
-        output_size: int,
-        bias: bool = True,
-        gather_output: bool = False,
-        skip_bias_add: bool = False,
-        params_dtype: torch.dtype | None = None,
-        quant_config: object = None,
-        prefix: str = "",
-        **_: object,
-    ) -> None:
-        super().__init__(
-            input_size,
-            output_size,
-            bias,
-            params_dtype=params_dtype,
-            quant_config=quant_config,
-            prefix=prefix,
-        )
+    after_bias = L.ColumnParallelLinear.after_bias
 
 
 class QKVParallelLinear(LinearBase, L.QKVParallelLinear):
@@ -120,25 +92,13 @@ class QKVParallelLinear(LinearBase, L.QKVParallelLinear):
 
     linear_kind = "qkv"
 
-    def __init__(
-        self,
-        hidden_size: int,
-        head_size: int,
-        total_num_heads: int,
-        total_num_kv_heads: int | None = None,
-        bias: bool = False,
-        skip_bias_add: bool = False,
-        params_dtype: torch.dtype | None = None,
-        quant_config: object = None,
-        prefix: str = "",
-        **_: object,
+    def configure(
+        self, input_size: int, output_sizes: list[int], bias: bool, settings: dict[str, object]
     ) -> None:
-        L.QKVParallelLinear.__init__(
-            self, hidden_size, head_size, total_num_heads, total_num_kv_heads, bias
-        )
-        self.output_sizes = [self.sizes["q"], self.sizes["k"], self.sizes["v"]]
-        self.num_heads, self.head_size = total_num_heads, head_size
-        self._init_quant(quant_config, prefix, hidden_size, self.output_sizes, bias, params_dtype)
+        """The q/k/v output sizes and head counts the quantization code reads, then the method."""
+        self.output_sizes = output_sizes
+        self.num_heads, self.head_size = settings["total_num_heads"], settings["head_size"]
+        super().configure(input_size, output_sizes, bias, settings)
 
 
 class MergedColumnParallelLinear(LinearBase, L.MergedColumnParallelLinear):
@@ -146,21 +106,6 @@ class MergedColumnParallelLinear(LinearBase, L.MergedColumnParallelLinear):
     prefix=)."""
 
     linear_kind = "merged"
-
-    def __init__(
-        self,
-        input_size: int,
-        output_sizes: list[int],
-        bias: bool = False,
-        gather_output: bool = False,
-        skip_bias_add: bool = False,
-        params_dtype: torch.dtype | None = None,
-        quant_config: object = None,
-        prefix: str = "",
-        **_: object,
-    ) -> None:
-        L.MergedColumnParallelLinear.__init__(self, input_size, output_sizes, bias)
-        self._init_quant(quant_config, prefix, input_size, self.output_sizes, bias, params_dtype)
 
 
 class RMSNorm(L.RMSNorm):

@@ -10,16 +10,15 @@ any missing third-party module) so that engine modules cut from a wheel can be e
 
 from __future__ import annotations
 
-import contextlib
 import importlib.abc
 import importlib.util
 import inspect
-import logging
 import sys
 import types
 from types import SimpleNamespace
 
 import stub_layers as L
+from engine_code.stubs import IDENTITIES
 
 OPAQUE_USED: set[str] = set()
 # Whether an opaque placeholder instance reads as false (`if is_npu():`, `if envs.X:`). Off
@@ -86,21 +85,6 @@ def opaque(qualname: str) -> type:
     return _OpaqueMeta(qualname.rsplit(".", 1)[-1], (), ns)
 
 
-def _identity_decorator(*a, **k):
-    if len(a) == 1 and callable(a[0]) and not k:
-        return a[0]
-    return lambda obj: obj
-
-
-def _add_prefix(name: str, prefix: str) -> str:
-    return name if not prefix else f"{prefix}.{name}"
-
-
-@contextlib.contextmanager
-def _nullcontext(*a, **k):
-    yield
-
-
 _LAYERS = {
     "RMSNorm": L.RMSNorm,
     "QKVParallelLinear": L.QKVParallelLinear,
@@ -129,12 +113,7 @@ class VllmConfig:
 EXPLICIT: dict[str, object] = {
     **_LAYERS,
     "VllmConfig": VllmConfig,
-    "add_prefix": _add_prefix,
-    "maybe_prefix": _add_prefix,
-    "support_torch_compile": _identity_decorator,
-    "init_logger": logging.getLogger,
-    "layer_stack": _nullcontext,
-    "DEFAULT_VOCAB_PADDING_SIZE": 64,
+    **IDENTITIES,
     "get_pp_group": lambda: SimpleNamespace(is_first_rank=True, is_last_rank=True, world_size=1),
     "get_parallel": lambda: SimpleNamespace(
         pp_group=SimpleNamespace(is_first_rank=True, is_last_rank=True, world_size=1)

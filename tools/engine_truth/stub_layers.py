@@ -1,68 +1,15 @@
 """Stub infrastructure: the tiniest torch modules that reproduce the parameter names and shapes the
 engines' layer classes create (QKV/merged/row/replicated linears, embeddings, RMSNorm, the base
-Llama decoder layer and MLP), plus the log that records which parameter every checkpoint tensor was
-loaded into. No decision logic lives here: names, shapes and the shard-shape check each engine's
-own weight_loader performs."""
+Llama decoder layer and MLP) for run.py's drivers. No decision logic lives here: names, shapes and
+the shard-shape check each engine's own weight_loader performs. The load log (which parameter
+every checkpoint tensor was loaded into), the whole-tensor and shard loaders and the NaN
+parameters are `engine_code.layers`', shared with the forward harness."""
 
 from __future__ import annotations
 
 import torch
+from engine_code.layers import copy_shard, logged, nan_param, plain_loader
 from torch import nn
-
-
-class LoadLog:
-    """Which parameters were written (and which shards of stacked ones), by which tensor."""
-
-    def __init__(self) -> None:
-        self.loaded: dict[int, set] = {}
-        self.source_ids: set[int] = set()
-
-    def mark(self, param: torch.Tensor, shard: object, loaded_weight: torch.Tensor) -> None:
-        """Record that `loaded_weight` was written into `param` (shard `shard`, None = whole)."""
-        self.loaded.setdefault(id(param), set()).add(shard)
-        self.source_ids.add(id(loaded_weight))
-
-
-LOG = LoadLog()
-
-
-def reset_log() -> LoadLog:
-    """A fresh log for the next drafter x engine run."""
-    global LOG
-    LOG = LoadLog()
-    return LOG
-
-
-def _param(*shape: int, dtype: torch.dtype = torch.float32) -> nn.Parameter:
-    # NaN-filled so a parameter left at init is visibly unloaded; tiny shapes keep this cheap.
-    data = (
-        torch.full(shape, float("nan"), dtype=dtype)
-        if dtype.is_floating_point
-        else torch.zeros(shape, dtype=dtype)
-    )
-    return nn.Parameter(data, requires_grad=False)
-
-
-def _add_weights(
-    module: nn.Module, out_features: int, in_features: int, bias: bool, loader: object
-) -> None:
-    """`weight` [out, in] and, with `bias`, `bias` [out] on `module`, each loaded by `loader`."""
-    module.weight = _param(out_features, in_features)
-    module.weight.weight_loader = loader
-    if bias:
-        module.bias = _param(out_features)
-        module.bias.weight_loader = loader
-
-
-def _check_and_copy(param: torch.Tensor, loaded: torch.Tensor, rows: slice, shard: object) -> None:
-    target = param.data[rows]
-    # The engines' loaders assert this (vLLM: `assert param_data.shape == loaded_weight.shape`).
-    assert target.shape == loaded.shape, (
-        f"shard {shard!r}: parameter slice {tuple(target.shape)} "
-        f"!= checkpoint {tuple(loaded.shape)}"
-    )
-    target.copy_(loaded)
-    LOG.mark(param, shard, loaded)
 
 
 def logged_default_loader(source: str) -> object:
@@ -70,25 +17,48 @@ def logged_default_loader(source: str) -> object:
     that the load log records every tensor it writes."""
     namespace: dict = {"torch": torch}
     exec(source, namespace)
-    real = namespace["default_weight_loader"]
-
-    def default_weight_loader(param, loaded_weight, *rest):
-        real(param, loaded_weight, *rest)
-        LOG.mark(param, None, loaded_weight)
-
-    return default_weight_loader
+    return logged(namespace["default_weight_loader"])
 
 
-def plain_loader(param: torch.Tensor, loaded: torch.Tensor, *_: object) -> None:
-    """Whole-tensor loader with the size assertion every engine's default loader makes."""
-    assert param.size() == loaded.size(), (
-        f"Attempted to load weight ({loaded.size()}) into parameter ({param.size()})"
-    )
-    param.data.copy_(loaded)
-    LOG.mark(param, None, loaded)
+def _add_weights(
+    module: nn.Module, out_features: int, in_features: int, bias: bool, loader: object
+) -> None:
+    """`weight` [out, in] and, with `bias`, `bias` [out] on `module`, each loaded by `loader`."""
+    module.weight = nan_param(out_features, in_features)
+    module.weight.weight_loader = loader
+    if bias:
+        module.bias = nan_param(out_features)
+        module.bias.weight_loader = loader
 
 
-class _Linear(nn.Module):
+# What the engines' linears take after `bias`, in their positional order (read by stub_families).
+AFTER_BIAS = ("skip_bias_add", "params_dtype", "quant_config", "prefix")
+
+
+class _Configurable(nn.Module):
+    """A linear that hands the engine's settings after `bias` (positional or keyword) to
+    `configure` at the end of its __init__; here `configure` does nothing."""
+
+    after_bias: tuple[str, ...] = AFTER_BIAS
+
+    def _configured(
+        self,
+        input_size: int,
+        output_sizes: list[int],
+        bias: bool,
+        a: tuple[object, ...],
+        k: dict[str, object],
+    ) -> None:
+        settings = dict(zip(self.after_bias, a, strict=False)) | k  # fewer given: defaults
+        self.configure(input_size, output_sizes, bias, settings)
+
+    def configure(
+        self, input_size: int, output_sizes: list[int], bias: bool, settings: dict[str, object]
+    ) -> None:
+        """Hook for stub_families' quantization-aware linears (nothing for the plain stubs)."""
+
+
+class _Linear(_Configurable):
     def __init__(
         self, in_features: int, out_features: int, bias: bool = False, **_: object
     ) -> None:
@@ -104,6 +74,7 @@ class ReplicatedLinear(_Linear):
         self, input_size: int, output_size: int, bias: bool = True, *a: object, **k: object
     ) -> None:
         super().__init__(input_size, output_size, bias)
+        self._configured(input_size, [output_size], bias, a, k)
 
 
 class RowParallelLinear(ReplicatedLinear):
@@ -111,10 +82,12 @@ class RowParallelLinear(ReplicatedLinear):
 
 
 class ColumnParallelLinear(ReplicatedLinear):
-    """ColumnParallelLinear(input_size, output_size, bias) at TP=1."""
+    """ColumnParallelLinear(input_size, output_size, bias, gather_output) at TP=1."""
+
+    after_bias = ("gather_output", *AFTER_BIAS)
 
 
-class _StackedLinear(nn.Module):
+class _StackedLinear(_Configurable):
     """A linear whose weight stacks shards along dim 0, each written by its own weight_loader
     call (or the fused tensor at once); `_rows(shard)` says where a shard goes."""
 
@@ -129,7 +102,7 @@ class _StackedLinear(nn.Module):
             shard = getattr(loaded, "shard_id", None)
         if shard is None:
             return plain_loader(param, loaded)
-        _check_and_copy(param, loaded, self._rows(shard), shard)
+        copy_shard(param, loaded, self._rows(shard), shard)
 
 
 class QKVParallelLinear(_StackedLinear):
@@ -151,6 +124,8 @@ class QKVParallelLinear(_StackedLinear):
         self.input_size = hidden_size
         self.sizes = {"q": total_num_heads * head_size, "k": nkv * head_size, "v": nkv * head_size}
         _add_weights(self, sum(self.sizes.values()), hidden_size, bias, self.weight_loader)
+        heads = {"head_size": head_size, "total_num_heads": total_num_heads}
+        self._configured(hidden_size, list(self.sizes.values()), bias, a, k | heads)
 
     def _rows(self, shard: object) -> slice:
         """Shard "q", "k" or "v"."""
@@ -159,7 +134,10 @@ class QKVParallelLinear(_StackedLinear):
 
 
 class MergedColumnParallelLinear(_StackedLinear):
-    """MergedColumnParallelLinear(input_size, output_sizes, bias): loaded by integer shard."""
+    """MergedColumnParallelLinear(input_size, output_sizes, bias, gather_output): loaded by
+    integer shard."""
+
+    after_bias = ("gather_output", *AFTER_BIAS)
 
     def __init__(
         self, input_size: int, output_sizes: list[int], bias: bool = False, *a: object, **k: object
@@ -167,6 +145,7 @@ class MergedColumnParallelLinear(_StackedLinear):
         super().__init__()
         self.input_size, self.output_sizes = input_size, list(output_sizes)
         _add_weights(self, sum(self.output_sizes), input_size, bias, self.weight_loader)
+        self._configured(input_size, self.output_sizes, bias, a, k)
 
     def _rows(self, shard: object) -> slice:
         """Shard 0 (gate) or 1 (up)."""
@@ -181,7 +160,7 @@ class VocabParallelEmbedding(nn.Module):
     def __init__(self, num_embeddings: int, embedding_dim: int, *a: object, **k: object) -> None:
         super().__init__()
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
-        self.weight = _param(num_embeddings, embedding_dim)
+        self.weight = nan_param(num_embeddings, embedding_dim)
         self.weight.weight_loader = plain_loader
 
 
@@ -193,7 +172,7 @@ class ParallelLMHead(VocabParallelEmbedding):
     ) -> None:
         super().__init__(num_embeddings, embedding_dim)
         if bias:
-            self.bias = _param(num_embeddings)
+            self.bias = nan_param(num_embeddings)
             self.bias.weight_loader = plain_loader
 
 
@@ -202,7 +181,7 @@ class RMSNorm(nn.Module):
 
     def __init__(self, hidden_size: int, eps: float = 1e-6, *a: object, **k: object) -> None:
         super().__init__()
-        self.weight = _param(hidden_size)
+        self.weight = nan_param(hidden_size)
 
 
 class LlamaMLP(nn.Module):

@@ -33,10 +33,13 @@ import stub_imports as S
 import stub_layers as L
 import vllm_truth
 import wheel_exec
-from drafter import Drafter
+from engine_code.drafter import DrafterFiles
+from engine_code.layers import reset_log
+from engine_code.record import dropped_tensors
+from engine_code.sources import EngineSource, cut
+from engine_code.vllm_eagle3 import unregistered
 from hf_config import build_config
-from outcome import dropped_tensors, error_record, load_error, unloaded_params
-from wheels import Wheel, cut
+from outcome import load_error, loaded, refused
 
 MODELS = "vllm/model_executor/models/"
 V2_AUX = "vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py"
@@ -66,7 +69,7 @@ MODEL_DEPS = {
 DFLASH_PARALLEL = "; config/speculative.py sets parallel_drafting for method dflash"
 
 
-def serving_method(drafter: Drafter) -> tuple[str, bool, int | None, str]:
+def serving_method(drafter: DrafterFiles) -> tuple[str, bool, int | None, str]:
     """(method, parallel_drafting, num_speculative_tokens, how it was decided)."""
     config = drafter.config
     if config.get("speculators_model_type") is not None:
@@ -100,7 +103,7 @@ def serving_method(drafter: Drafter) -> tuple[str, bool, int | None, str]:
 
 
 @functools.cache
-def _config_registry(wheel: Wheel) -> dict[str, str]:
+def _config_registry(wheel: EngineSource) -> dict[str, str]:
     """The wheel's `_CONFIG_REGISTRY = LazyConfigDict(model_type="ConfigClass", ...)` (ast)."""
     found: dict[str, str] = {}
     if wheel.has(CONFIG_PY):
@@ -112,12 +115,12 @@ def _config_registry(wheel: Wheel) -> dict[str, str]:
     return found
 
 
-def _config_registry_class(wheel: Wheel, model_type: str | None) -> str | None:
+def _config_registry_class(wheel: EngineSource, model_type: str | None) -> str | None:
     """The config class name the wheel's `_CONFIG_REGISTRY` gives `model_type`."""
     return _config_registry(wheel).get(model_type) if model_type else None
 
 
-def draft_hf_config(drafter: Drafter, wheel: Wheel, method: str):
+def draft_hf_config(drafter: DrafterFiles, wheel: EngineSource, method: str):
     """The draft hf_config as SpeculativeConfig leaves it, and how it was built."""
     config = drafter.config
     if config.get("speculators_model_type") is not None:
@@ -166,7 +169,7 @@ class _Logger:
         return lambda *a, **k: None
 
 
-def patch_rope(wheel: Wheel, hf) -> str | None:
+def patch_rope(wheel: EngineSource, hf) -> str | None:
     """vLLM get_config's `patch_rope_parameters(config)` (transformers_utils/config.py), cut
     from the wheel with its helpers and exec'd on the draft config: transformers-4 RoPE fields
     (rope_theta, rope_scaling) standardized into rope_parameters, as the engine does before
@@ -206,7 +209,7 @@ def patch_rope(wheel: Wheel, hf) -> str | None:
     return f"{CONFIG_PY} patch_rope_parameters (exec'd)"
 
 
-def v2_aux_ids(wheel: Wheel, hf, method: str) -> object:
+def v2_aux_ids(wheel: EngineSource, hf, method: str) -> object:
     """The V2 model runner's aux-id reader, exec'd (None = the target's default layers)."""
     if not wheel.has(V2_AUX):
         return "absent"
@@ -222,7 +225,7 @@ def v2_aux_ids(wheel: Wheel, hf, method: str) -> object:
     return list(value) if value else None
 
 
-def _with_v2(record: dict, wheel: Wheel, hf) -> dict:
+def _with_v2(record: dict, wheel: EngineSource, hf) -> dict:
     found = v2_aux_ids(wheel, hf, record.get("method", "eagle3"))
     if found != "absent":
         record.setdefault("aux_layer_ids_by_runner", {})[V2_AUX] = found
@@ -230,19 +233,14 @@ def _with_v2(record: dict, wheel: Wheel, hf) -> dict:
     return record
 
 
-def run(drafter: Drafter, wheel: Wheel, version: str) -> dict:
+def run(drafter: DrafterFiles, wheel: EngineSource, version: str) -> dict:
     """The record for `drafter` under this vLLM wheel."""
     S.reset(*vllm_truth._real_modules(wheel))
     try:
         method, parallel, tokens, method_how = serving_method(drafter)
     except Exception as exc:
-        return {
-            "engine": "vllm",
-            "version": version,
-            "evidence": {},
-            "verdict": "REFUSED",
-            "why": error_record("config", exc, "vllm speculators config validation"),
-        }
+        record = {"engine": "vllm", "version": version, "evidence": {}}
+        return refused(record, "config", exc, "vllm speculators config validation")
     quantized = quant_truth.declares_quantization(drafter)
     special_config = _config_registry_class(wheel, drafter.config.get("model_type"))
     if method == "eagle3" and not parallel and not quantized and special_config is None:
@@ -252,7 +250,7 @@ def run(drafter: Drafter, wheel: Wheel, version: str) -> dict:
     return run_family(drafter, wheel, version, (method, parallel, tokens, method_how))
 
 
-def _v2_for_legacy(record: dict, drafter: Drafter, wheel: Wheel) -> dict:
+def _v2_for_legacy(record: dict, drafter: DrafterFiles, wheel: EngineSource) -> dict:
     """Adds the V2 runner's ids to a record of the original harness (its config rebuilt)."""
     if record["verdict"] == "REFUSED" and record["why"].get("stage") == "config":
         return record
@@ -265,7 +263,10 @@ def _v2_for_legacy(record: dict, drafter: Drafter, wheel: Wheel) -> dict:
 
 
 def run_family(
-    drafter: Drafter, wheel: Wheel, version: str, serving: tuple[str, bool, int | None, str]
+    drafter: DrafterFiles,
+    wheel: EngineSource,
+    version: str,
+    serving: tuple[str, bool, int | None, str],
 ) -> dict:
     """Method-aware path: config, registry, the named module exec'd, load."""
     method, parallel, tokens, method_how = serving
@@ -281,33 +282,13 @@ def run_family(
     try:
         hf, how = draft_hf_config(drafter, wheel, method)
     except Exception as exc:
-        return record | {
-            "verdict": "REFUSED",
-            "why": error_record("config", exc, "vllm transformers_utils config code"),
-        }
-    record["evidence"]["config"] = how
-    archs = list(getattr(hf, "architectures", None) or [])
-    record["resolved_architectures"] = archs
-    aux = vllm_truth.runner_aux_ids(wheel, hf)
-    record["aux_layer_ids_by_runner"] = aux
-    record["aux_layer_ids"] = next(iter(aux.values()), None) if aux else None
-    record["evidence"]["aux_layer_ids"] = (
-        ", ".join(f"{m} {vllm_truth.AUX_FN} (exec'd)" for m in aux)
-        or "no V1 reader in this wheel: target default (get_eagle3_aux_hidden_state_layers)"
-    )
+        return refused(record, "config", exc, "vllm transformers_utils config code")
+    archs = vllm_truth.record_config(record, wheel, hf, how, "no V1 reader in this wheel")
     _with_v2(record, wheel, hf)
     registry = vllm_truth.speculative_registry(wheel)
     arch = archs[0] if archs else None
     if arch not in registry:
-        return record | {
-            "verdict": "REFUSED",
-            "why": {
-                "stage": "architecture",
-                "exception": f"resolved architecture {arch!r} not in _SPECULATIVE_DECODING_MODELS",
-                "decided_by": f"{vllm_truth.REGISTRY} _SPECULATIVE_DECODING_MODELS + "
-                f"{vllm_truth.EAGLE_CFG} EAGLEConfig",
-            },
-        }
+        return record | unregistered(arch)
     module_name, class_name = registry[arch]
     record["evidence"]["architecture"] = (
         f"{vllm_truth.REGISTRY} _SPECULATIVE_DECODING_MODELS[{arch!r}] = {registry[arch]}"
@@ -354,23 +335,17 @@ def run_family(
             "why": {"stage": "quantization", "exception": str(exc), "decided_by": quant.decided_by},
         }
     except Exception as exc:
-        return record | {
-            "verdict": "REFUSED",
-            "why": error_record("quantization", exc, quant.decided_by),
-        }
+        return refused(record, "quantization", exc, quant.decided_by)
     if quant_how:
         record["evidence"]["quantization"] = quant_how
         record["quant_method"] = type(quant_config).__name__ if quant_config else None
     F.QUANT["config"] = quant_config
-    log = L.reset_log()
+    log = reset_log()
     try:
         module = __import__(vllm_truth._module_name(member), fromlist=[class_name])
         model = getattr(module, class_name)(vllm_config=vcfg, prefix="")
     except Exception as exc:
-        return record | {
-            "verdict": "REFUSED",
-            "why": error_record("init", exc, f"{member} {class_name}.__init__"),
-        }
+        return refused(record, "init", exc, f"{member} {class_name}.__init__")
     fc = getattr(getattr(model, "model", None), "fc", None)
     record["fc_in_features"] = getattr(fc, "in_features", getattr(fc, "input_size", None))
     record["evidence"]["fc_in_features"] = f"{member} __init__ (exec'd)"
@@ -380,24 +355,15 @@ def run_family(
     if failed is not None:
         return failed | {"opaque_names": sorted(S.OPAQUE_USED)}
     into_buffers = F.tensors_copied_into_buffers(model, buffers, drafter.tensors)
-    result = record | {
-        "verdict": "LOADED",
-        "dropped": [n for n in dropped_tensors(drafter.tensors, log) if n not in into_buffers],
-        "never_loaded": unloaded_params(model, log),
-        "loaded_into_buffers": into_buffers,
-        "opaque_names": sorted(S.OPAQUE_USED),
-        "evidence": record["evidence"]
-        | {
-            "dropped": f"{member} {class_name}.load_weights (exec'd)",
-            "never_loaded": f"{member} {class_name}.__init__ + load_weights (exec'd)",
-        },
-    }
+    kept = [n for n in dropped_tensors(drafter.tensors, log) if n not in into_buffers]
+    built_by = f"{member} {class_name}"
+    result = loaded(record, model, log, kept, built_by, loaded_into_buffers=into_buffers)
     if quant_config is not None:
         result["quantized_params"] = quant_truth.quantized_params(model)
     return result
 
 
-def _vllm_config(hf, drafter: Drafter, serving: tuple[str, bool, int | None]):
+def _vllm_config(hf, drafter: DrafterFiles, serving: tuple[str, bool, int | None]):
     method, parallel, tokens = serving
     draft = vllm_truth._Ns(hf_config=hf, model=str(drafter.path), revision=None)
     target_vocab = vllm_truth._target_vocab(drafter)

@@ -8,16 +8,18 @@ over the stub layers, and read the aux ids with each runner's own
 from __future__ import annotations
 
 import ast
-import functools
 import textwrap
 from types import SimpleNamespace
 
 import stub_imports as S
 import stub_layers as L
-from drafter import Drafter
+from engine_code.drafter import DrafterFiles
+from engine_code.layers import reset_log
+from engine_code.record import dropped_tensors
+from engine_code.sources import EngineSource, cut
+from engine_code.vllm_eagle3 import not_llama_eagle3, speculative_registry, unregistered
 from hf_config import build_config
-from outcome import dropped_tensors, error_record, load_error, unloaded_params
-from wheels import Wheel, cut
+from outcome import load_error, loaded, refused
 
 EAGLE3_MODULE = "vllm/model_executor/models/llama_eagle3.py"
 UTILS = "vllm/model_executor/models/utils.py"
@@ -32,30 +34,15 @@ def _module_name(member: str) -> str:
     return member.removesuffix(".py").replace("/", ".").removesuffix(".__init__")
 
 
-@functools.cache
-def speculative_registry(wheel: Wheel) -> dict[str, tuple[str, str]]:
-    """`_SPECULATIVE_DECODING_MODELS` as written in the wheel: arch -> (module, class)."""
-    tree = ast.parse(wheel.read(REGISTRY))
-    for node in tree.body:
-        target = (
-            node.target
-            if isinstance(node, ast.AnnAssign)
-            else (node.targets[0] if isinstance(node, ast.Assign) else None)
-        )
-        if isinstance(target, ast.Name) and target.id == "_SPECULATIVE_DECODING_MODELS":
-            return {k: tuple(v) for k, v in ast.literal_eval(node.value).items()}
-    raise LookupError("no _SPECULATIVE_DECODING_MODELS in registry.py")
-
-
-def _real_modules(wheel: Wheel) -> tuple[dict[str, str], set[str]]:
+def _real_modules(wheel: EngineSource) -> tuple[dict[str, str], set[str]]:
     members = [
-        m for m in [EAGLE3_MODULE, UTILS, EAGLE_CFG, *wheel.glob(SPEC_DIR, "")] if wheel.has(m)
+        m for m in [EAGLE3_MODULE, UTILS, EAGLE_CFG, *wheel.members(SPEC_DIR)] if wheel.has(m)
     ]
     packages = {_module_name(m) for m in members if m.endswith("__init__.py")}
     return {_module_name(m): wheel.read(m) for m in members}, packages
 
 
-def draft_hf_config(drafter: Drafter):
+def draft_hf_config(drafter: DrafterFiles):
     """vLLM's get_config for the draft dir, then SpeculativeConfig's EAGLEConfig wrap (eagle3)."""
     config = drafter.config
     model_type = config.get("model_type")
@@ -81,14 +68,14 @@ def draft_hf_config(drafter: Drafter):
     return wrapped, how + " -> configs/eagle.py EAGLEConfig(method='eagle3') (exec'd)"
 
 
-def runner_aux_ids(wheel: Wheel, hf) -> dict[str, object]:
+def runner_aux_ids(wheel: EngineSource, hf) -> dict[str, object]:
     """Each runner's own `_get_eagle3_aux_layers_from_config`, exec'd unchanged (dedented) on a
     runner whose speculative_config carries `hf`. None = the target's default layers."""
     results: dict[str, object] = {}
     runner = SimpleNamespace(
         speculative_config=SimpleNamespace(draft_model_config=SimpleNamespace(hf_config=hf))
     )
-    for member in wheel.glob("vllm/v1/", ""):
+    for member in wheel.members("vllm/v1/"):
         text = wheel.read(member)
         if f"def {AUX_FN}" not in text:
             continue
@@ -108,6 +95,22 @@ def runner_aux_ids(wheel: Wheel, hf) -> dict[str, object]:
                 except Exception as exc:
                     results[member] = f"error: {type(exc).__name__}: {exc}"
     return results
+
+
+def record_config(record: dict, wheel: EngineSource, hf, how: str, no_reader: str) -> list[str]:
+    """Writes what vLLM's config code resolved into `record` (how the config was built, the
+    architectures, each runner's aux ids; `no_reader` when the wheel has no runner reader)
+    and returns the architectures."""
+    record["evidence"]["config"] = how
+    archs = list(getattr(hf, "architectures", None) or [])
+    record["resolved_architectures"] = archs
+    aux = runner_aux_ids(wheel, hf)
+    record["aux_layer_ids_by_runner"] = aux
+    record["aux_layer_ids"] = next(iter(aux.values()), None) if aux else None
+    record["evidence"]["aux_layer_ids"] = ", ".join(f"{m} {AUX_FN} (exec'd)" for m in aux) or (
+        f"{no_reader}: target default (get_eagle3_aux_hidden_state_layers)"
+    )
+    return archs
 
 
 class _Ns(SimpleNamespace):
@@ -134,7 +137,7 @@ def _vllm_config(hf, target_vocab: int):
     )
 
 
-def run(drafter: Drafter, wheel: Wheel, version: str) -> dict:
+def run(drafter: DrafterFiles, wheel: EngineSource, version: str) -> dict:
     """The record for `drafter` under this vLLM wheel."""
     record: dict = {"engine": "vllm", "version": version, "evidence": {}}
     S.reset(*_real_modules(wheel))
@@ -144,56 +147,26 @@ def run(drafter: Drafter, wheel: Wheel, version: str) -> dict:
     try:
         hf, how = draft_hf_config(drafter)
     except Exception as exc:
-        return record | {
-            "verdict": "REFUSED",
-            "why": error_record("config", exc, "vllm transformers_utils config code"),
-        }
-    record["evidence"]["config"] = how
-    archs = list(getattr(hf, "architectures", None) or [])
-    record["resolved_architectures"] = archs
-    aux = runner_aux_ids(wheel, hf)
-    record["aux_layer_ids_by_runner"] = aux
-    record["aux_layer_ids"] = next(iter(aux.values()), None) if aux else None
-    record["evidence"]["aux_layer_ids"] = (
-        ", ".join(f"{m} {AUX_FN} (exec'd)" for m in aux)
-        or "no reader in this wheel: target default (get_eagle3_aux_hidden_state_layers)"
-    )
+        return refused(record, "config", exc, "vllm transformers_utils config code")
+    archs = record_config(record, wheel, hf, how, "no reader in this wheel")
     registry = speculative_registry(wheel)
     arch = archs[0] if archs else None
     if arch not in registry:
-        return record | {
-            "verdict": "REFUSED",
-            "why": {
-                "stage": "architecture",
-                "exception": f"resolved architecture {arch!r} not in _SPECULATIVE_DECODING_MODELS",
-                "decided_by": f"{REGISTRY} _SPECULATIVE_DECODING_MODELS + {EAGLE_CFG} EAGLEConfig",
-            },
-        }
+        return record | unregistered(arch)
     module_name, class_name = registry[arch]
     if module_name != "llama_eagle3":
-        return record | {
-            "verdict": "NOT-MODELLED",
-            "why": {
-                "stage": "architecture",
-                "exception": f"{arch} -> {module_name}.{class_name}: "
-                "only llama_eagle3 is exec'd by this harness",
-                "decided_by": f"{REGISTRY}",
-            },
-        }
+        return record | not_llama_eagle3(arch, registry[arch], ran="exec'd")
     record["evidence"]["architecture"] = (
         f"{REGISTRY} _SPECULATIVE_DECODING_MODELS[{arch!r}] = {registry[arch]}"
     )
     vcfg = _vllm_config(hf, _target_vocab(drafter))
     S.RUNTIME["get_current_vllm_config"] = lambda: vcfg
-    log = L.reset_log()
+    log = reset_log()
     try:
         module = __import__(_module_name(EAGLE3_MODULE), fromlist=[class_name])
         model = getattr(module, class_name)(vllm_config=vcfg, prefix="")
     except Exception as exc:
-        return record | {
-            "verdict": "REFUSED",
-            "why": error_record("init", exc, f"{EAGLE3_MODULE} {class_name}.__init__"),
-        }
+        return refused(record, "init", exc, f"{EAGLE3_MODULE} {class_name}.__init__")
     fc = getattr(model.model, "fc", None)
     record["fc_in_features"] = getattr(fc, "in_features", getattr(fc, "input_size", None))
     record["evidence"]["fc_in_features"] = f"{EAGLE3_MODULE} LlamaModel.__init__ (exec'd)"
@@ -201,20 +174,11 @@ def run(drafter: Drafter, wheel: Wheel, version: str) -> dict:
     failed = load_error(model, drafter.tensors, record, where)
     if failed is not None:
         return failed
-    return record | {
-        "verdict": "LOADED",
-        "dropped": dropped_tensors(drafter.tensors, log),
-        "never_loaded": unloaded_params(model, log),
-        "opaque_names": sorted(S.OPAQUE_USED),
-        "evidence": record["evidence"]
-        | {
-            "dropped": f"{EAGLE3_MODULE} {class_name}.load_weights (exec'd)",
-            "never_loaded": f"{EAGLE3_MODULE} {class_name}.__init__ + load_weights (exec'd)",
-        },
-    }
+    dropped = dropped_tensors(drafter.tensors, log)
+    return loaded(record, model, log, dropped, f"{EAGLE3_MODULE} {class_name}")
 
 
-def _target_vocab(drafter: Drafter) -> int:
+def _target_vocab(drafter: DrafterFiles) -> int:
     """The target vocab size the drafter declares (top level or transformer_layer_config)."""
     cfg = drafter.config
     return cfg.get("vocab_size") or (cfg.get("transformer_layer_config") or {}).get("vocab_size")

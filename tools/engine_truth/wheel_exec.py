@@ -1,5 +1,5 @@
 """Running pieces of a wheel's source that cannot be imported whole: a function or a class's
-method cut out unchanged (wheels.cut / method_source) and exec'd into a namespace that holds
+method cut out unchanged (sources.cut / method_source) and exec'd into a namespace that holds
 what it refers to (the module's own third-party imports and literal constants)."""
 
 from __future__ import annotations

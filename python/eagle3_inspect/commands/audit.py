@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 
-from eagle3_inspect.commands.resume import SUMMARY_SCHEMA, ResumeFile
+from eagle3_inspect.commands.resume import SUMMARY_SCHEMA
 from eagle3_inspect.commands.scan import scan
 from eagle3_inspect.errors import InspectError
 from eagle3_inspect.reader.opening import PathMap, RayOption, connect
@@ -41,14 +41,6 @@ def expand(paths: Iterable[str], from_file: str | None = None) -> list[str]:
         lines = (line.strip() for line in text.splitlines())
         found.extend(line for line in lines if line and not line.startswith("#"))
     return list(dict.fromkeys(found))
-
-
-def already_done(out_file: str) -> set[str]:
-    """Paths a previous run wrote a report (or an error line) for in `out_file` (which must be a
-    file this tool wrote: see `resume.ResumeFile`). A torn last line does not count."""
-    resume = ResumeFile(out_file, append=False)
-    resume.close()
-    return resume.done
 
 
 def _scan_one(path: str, session: RayOption | None, options: dict[str, Any]) -> dict[str, Any]:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from eagle3_inspect.findings import Finding, Severity
+
 # One `"cluster"` section of a report, with the side it is about in a diff ("a" / "b"; else None).
 ClusterSections = list[tuple[str | None, dict[str, Any]]]
 
@@ -35,3 +37,20 @@ class CommandReport(Protocol):
     def cluster_sections(self) -> ClusterSections:
         """What a Ray cluster's nodes did for each checkpoint read on one (none for a local run)."""
         ...
+
+
+class FindingsVerdict:
+    """`ok` and `exit_code` for a report whose verdict is its findings against `fail_on`
+    (`ScanReport`, `ValidateReport`; the dataclass declares both fields)."""
+
+    findings: list[Finding]
+    fail_on: Severity
+
+    @property
+    def ok(self) -> bool:
+        """No finding at or above `fail_on`."""
+        return all(f.severity.rank < self.fail_on.rank for f in self.findings)
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.ok else 1

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any
 
-from eagle3_inspect.commands.report import ClusterSections
+from eagle3_inspect.commands.report import ClusterSections, FindingsVerdict
 from eagle3_inspect.commands.tensor_filter import require_match
 from eagle3_inspect.findings import Finding, Severity, count_by_severity
 from eagle3_inspect.jsontext import EncodedRecords
@@ -26,7 +26,7 @@ SCHEMA = "eagle3-inspect/scan/1"
 
 
 @dataclass
-class ScanReport:
+class ScanReport(FindingsVerdict):
     """What `eagle3-inspect scan` prints; `.to_dict()` is its `--json` form."""
 
     checkpoint: Checkpoint
@@ -37,15 +37,6 @@ class ScanReport:
     # With `ray=`: the nodes used, bytes read and time per node (the only field a local run lacks).
     cluster: dict[str, Any] | None = field(default=None)
     fail_on: Severity = Severity.ERROR
-
-    @property
-    def ok(self) -> bool:
-        """No finding at or above `fail_on`."""
-        return all(f.severity.rank < self.fail_on.rank for f in self.findings)
-
-    @property
-    def exit_code(self) -> int:
-        return 0 if self.ok else 1
 
     def dtype_totals(self) -> dict[str, dict[str, int]]:
         # Column by column at C speed (a million tensors), then grouped: most headers have one

@@ -21,7 +21,7 @@ from itertools import compress
 from operator import attrgetter
 from typing import Any
 
-from eagle3_inspect.commands.report import ClusterSections
+from eagle3_inspect.commands.report import ClusterSections, FindingsVerdict
 from eagle3_inspect.commands.tensor_filter import require_match
 from eagle3_inspect.errors import InvalidArgumentError
 from eagle3_inspect.findings import (
@@ -62,7 +62,7 @@ SUPERSEDED_BY_ENGINES = {"E3033", "TG001"}
 
 
 @dataclass
-class ValidateReport:
+class ValidateReport(FindingsVerdict):
     """The result of `validate`; `.to_dict()` is the `--json` form."""
 
     path: str
@@ -82,15 +82,6 @@ class ValidateReport:
     @property
     def summary(self) -> dict[str, int]:
         return count_by_severity(self.findings)
-
-    @property
-    def ok(self) -> bool:
-        """No finding at or above `fail_on`."""
-        return all(f.severity.rank < self.fail_on.rank for f in self.findings)
-
-    @property
-    def exit_code(self) -> int:
-        return 0 if self.ok else 1
 
     def _repr_html_(self) -> str:
         """The notebook view: the HTML report's body (the d2t plot when matplotlib is there)."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import struct
 import zlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -246,23 +246,3 @@ def write_torch_legacy(path: Path, tensors: Mapping[str, TorchTensor]) -> None:
             for chunk in t.chunks:
                 out.write(chunk)
     os.replace(tmp, path)
-
-
-def from_arrays(arrays: Mapping[str, object]) -> dict[str, TorchTensor]:
-    """Tensors of numpy arrays (`(dtype, array)` pairs keep a header dtype such as BF16 for
-    uint16 bit patterns)."""
-    import numpy as np
-
-    from eagle3_inspect.synthetic.writer import RawTensor
-
-    out = {}
-    for name, value in arrays.items():
-        raw = value if isinstance(value, RawTensor) else RawTensor.from_array(np.asarray(value))
-        out[name] = TorchTensor(raw.dtype, tuple(raw.shape), [raw.data])
-    return out
-
-
-def chunks_of(arrays: Iterator[object]) -> Iterator[bytes]:
-    """Each numpy array's bytes (a chunk iterator for TorchTensor)."""
-    for array in arrays:
-        yield memoryview(array).cast("B").tobytes()  # type: ignore[arg-type]

@@ -11,8 +11,6 @@ from eagle3_inspect.reader.target import TargetInfo
 from eagle3_inspect.rules.en.captured import AuxCapture, aux_captures
 from eagle3_inspect.units import shape_text
 
-YES_NO = {None: "unknown", True: "yes", False: "no"}
-
 
 def _or_unknown(value: object) -> object:
     return "unknown" if value is None else value

@@ -6,7 +6,6 @@ from __future__ import annotations
 from eagle3_inspect.findings import Finding
 from eagle3_inspect.layout import Layout
 from eagle3_inspect.reader.draft_config import DraftConfig
-from eagle3_inspect.reader.target import TargetInfo
 from eagle3_inspect.rules.df.check import check_dflash
 from eagle3_inspect.rules.df.target import check_dflash_target
 from eagle3_inspect.rules.family.model import Family
@@ -67,12 +66,6 @@ def _check(dflash2: bool) -> DrafterCheck:
     return check
 
 
-def _check_target(
-    layout: Layout, cfg: DraftConfig, target: TargetInfo, family: Family
-) -> list[Finding]:
-    return check_dflash_target(layout, cfg, target)
-
-
 SPEC = FamilySpec(
     name=DFLASH,
     speculators_types=frozenset({"dflash"}),
@@ -82,7 +75,7 @@ SPEC = FamilySpec(
     variant=dflash_variant,
     features=dflash_features,
     check=_check(False),
-    check_target=_check_target,
+    check_target=check_dflash_target,
 )
 SPEC2 = FamilySpec(
     name=DFLASH2,
@@ -98,7 +91,7 @@ SPEC2 = FamilySpec(
     variant=dflash_variant,
     features=dflash_features,
     check=_check(True),
-    check_target=_check_target,
+    check_target=check_dflash_target,
     # speculators models/dflash2/model_definitions.py DFlashGroupedConv.reset_parameters zeroes
     # base_kernel and kernel_projection: an untrained export is all zeros there.
     zero_init=(r"\.(attention_conv|mlp_conv)\.(base_kernel|kernel_projection\.weight)$",),

@@ -6,7 +6,6 @@ from __future__ import annotations
 from eagle3_inspect.findings import Finding
 from eagle3_inspect.layout import Layout
 from eagle3_inspect.reader.draft_config import DraftConfig
-from eagle3_inspect.reader.target import TargetInfo
 from eagle3_inspect.rules.e3.check import check_drafter
 from eagle3_inspect.rules.e3.config import EAGLE3_ARCHITECTURES, MLA_ARCHITECTURES
 from eagle3_inspect.rules.e3.target import check_target
@@ -62,12 +61,6 @@ def check_eagle3(
     return check_drafter(tensors, cfg, layout)
 
 
-def check_eagle3_target(
-    layout: Layout, cfg: DraftConfig, target: TargetInfo, family: Family
-) -> list[Finding]:
-    return check_target(layout, cfg, target)
-
-
 SPEC = FamilySpec(
     name=EAGLE3,
     speculators_types=frozenset({"eagle3"}),
@@ -77,5 +70,5 @@ SPEC = FamilySpec(
     variant=eagle3_variant,
     features=eagle3_features,
     check=check_eagle3,
-    check_target=check_eagle3_target,
+    check_target=check_target,
 )

@@ -23,7 +23,6 @@ from typing import Any
 from eagle3_inspect.reader.draft_config import read_draft_config
 
 ATOMS = ("vocab_reduced", "target_hidden_differs", "multilayer", "quantized")
-PREFIXES = ("cfg:", "false:", "eq:")
 _MISSING = object()
 
 

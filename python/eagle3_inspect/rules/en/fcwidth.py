@@ -41,6 +41,18 @@ def engine_aux_count(profile: FamilyProfile, config: Mapping[str, Any]) -> tuple
     )
 
 
+def _fc_input(
+    tensors: Mapping[str, TensorInfo], config: Mapping[str, Any]
+) -> tuple[str, int, int] | None:
+    """(fc's tensor name, its input width, the target hidden size), when the checkpoint has a
+    2-D fc weight and the config a hidden size."""
+    name = next((n for n in FC_NAMES if n in tensors), None)
+    hidden = shape_fact(config, "target_hidden_size") or shape_fact(config, "hidden_size")
+    if name is None or not isinstance(hidden, int) or len(tensors[name].shape) != 2:
+        return None
+    return name, tensors[name].shape[1], hidden
+
+
 def check_capture_count(
     profile: FamilyProfile, tensors: Mapping[str, TensorInfo], config: Mapping[str, Any]
 ) -> list[Finding]:
@@ -49,11 +61,10 @@ def check_capture_count(
     default = profile.capture_default_count
     if default is None or first_present(config, profile.aux_layer_ids) is not None:
         return []
-    name = next((n for n in FC_NAMES if n in tensors), None)
-    hidden = shape_fact(config, "target_hidden_size") or shape_fact(config, "hidden_size")
-    if name is None or not isinstance(hidden, int) or len(tensors[name].shape) != 2:
+    fc = _fc_input(tensors, config)
+    if fc is None:
         return []
-    width = tensors[name].shape[1]
+    name, width, hidden = fc
     if width == default * hidden:
         return []
     count, source = engine_aux_count(profile, config)
@@ -77,11 +88,10 @@ def check_fc_width(
     """EN015 when the checkpoint's fc.weight input width is not the one the engine builds."""
     if profile.fc_aux_count is None:
         return []
-    name = next((n for n in FC_NAMES if n in tensors), None)
-    hidden = shape_fact(config, "target_hidden_size") or shape_fact(config, "hidden_size")
-    if name is None or not isinstance(hidden, int) or len(tensors[name].shape) != 2:
+    fc = _fc_input(tensors, config)
+    if fc is None:
         return []
-    width = tensors[name].shape[1]
+    name, width, hidden = fc
     count, source = engine_aux_count(profile, config)
     if width == count * hidden:
         return []

@@ -14,7 +14,6 @@ which config fields it reads (`config`). A family a profile has no table for is 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from eagle3_inspect.rules.en.fields import (
     BOOLEAN,
@@ -443,7 +442,3 @@ class EngineProfile:
         key = f"{name}:{variant}" if variant and f"{name}:{variant}" in self.families else name
         found = self.families.get(key)
         return None if found is None else replace(found, owner=self, family=key)
-
-    def with_(self, **changes: Any) -> EngineProfile:
-        """A copy with engine-level fields changed (the families follow through `owner`)."""
-        return replace(self, **changes)

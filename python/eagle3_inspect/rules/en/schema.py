@@ -13,10 +13,11 @@ from typing import Any
 from eagle3_inspect.rules.en.fields import SchemaError, parse_table
 from eagle3_inspect.rules.en.profile import EngineProfile, ProfileError
 from eagle3_inspect.rules.en.versions import try_parse_version
+from eagle3_inspect.rules.family.names import DRAFTER_FAMILIES
 
-# The drafter families a profile may have a section for (`rules/family/names.py` lists the
-# same names; a test keeps the two equal), and the variants that may have their own.
-FAMILIES = ("eagle3", "peagle", "dflash", "dflash2")
+# The drafter families a profile may have a section for, and the variants that may have their
+# own.
+FAMILIES = DRAFTER_FAMILIES
 VARIANTS = ("llama", "qwen3", "mla", "laguna")
 
 

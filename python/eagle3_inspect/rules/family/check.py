@@ -81,5 +81,5 @@ def check_family_target(
     spec = BY_NAME.get(family.name)
     if spec is None:
         return []
-    found = spec.check_target(layout, cfg, target, family)
+    found = spec.check_target(layout, cfg, target)
     return found + check_positions_and_rope(cfg.raw, target.raw)

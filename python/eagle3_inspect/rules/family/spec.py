@@ -27,7 +27,7 @@ class Facts:
 
 Tensors = Mapping[str, TensorInfo]
 DrafterCheck = Callable[[Tensors, DraftConfig, Layout, Family], list[Finding]]
-TargetCheck = Callable[[Layout, DraftConfig, TargetInfo, Family], list[Finding]]
+TargetCheck = Callable[[Layout, DraftConfig, TargetInfo], list[Finding]]
 
 
 @dataclass(frozen=True)

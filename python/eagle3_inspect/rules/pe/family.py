@@ -28,9 +28,7 @@ def _check(tensors: Tensors, cfg: DraftConfig, layout: Layout, family: Family) -
     return check_drafter(tensors, cfg, layout) + check_peagle(tensors, cfg, layout)
 
 
-def _check_target(
-    layout: Layout, cfg: DraftConfig, target: TargetInfo, family: Family
-) -> list[Finding]:
+def _check_target(layout: Layout, cfg: DraftConfig, target: TargetInfo) -> list[Finding]:
     return check_target(layout, cfg, target) + check_peagle_target(cfg, target)
 
 

@@ -36,7 +36,8 @@ def reset_log() -> LoadLog:
     return LOG[0]
 
 
-def _param(*shape: int, dtype: torch.dtype | None = None) -> nn.Parameter:
+def nan_param(*shape: int, dtype: torch.dtype | None = None) -> nn.Parameter:
+    """A frozen parameter filled with NaN (zeros for integer dtypes), so one left at init shows."""
     dtype = dtype or torch.float32
     data = (
         torch.full(shape, float("nan"), dtype=dtype)
@@ -53,6 +54,18 @@ def plain_loader(param: torch.Tensor, loaded: torch.Tensor, *_: object) -> None:
     )
     param.data.copy_(loaded)
     LOG[0].mark(param, None, loaded)
+
+
+def copy_shard(param: torch.Tensor, loaded: torch.Tensor, rows: slice, shard: object) -> None:
+    """Writes shard `shard` of a stacked parameter (its `rows`), with the shape assertion the
+    engines' loaders make (vLLM: `assert param_data.shape == loaded_weight.shape`)."""
+    target = param.data[rows]
+    assert target.shape == loaded.shape, (
+        f"shard {shard!r}: parameter slice {tuple(target.shape)} "
+        f"!= checkpoint {tuple(loaded.shape)}"
+    )
+    target.copy_(loaded)
+    LOG[0].mark(param, shard, loaded)
 
 
 def logged(loader: Any) -> Any:
@@ -73,10 +86,10 @@ class _Linear(nn.Module):
         super().__init__()
         self.input_size, self.output_size = in_features, out_features
         self.return_bias = kw.get("return_bias", True)
-        self.weight = _param(out_features, in_features, dtype=kw.get("params_dtype"))
+        self.weight = nan_param(out_features, in_features, dtype=kw.get("params_dtype"))
         self.weight.weight_loader = self.weight_loader  # type: ignore[attr-defined]
         if bias:
-            self.bias = _param(out_features, dtype=kw.get("params_dtype"))
+            self.bias = nan_param(out_features, dtype=kw.get("params_dtype"))
             self.bias.weight_loader = self.weight_loader  # type: ignore[attr-defined]
         else:
             self.bias = None
@@ -124,13 +137,7 @@ class _StackedLinear(_Linear):
         if shard is None:
             plain_loader(param, loaded)
             return
-        target = param.data[self._rows(shard)]
-        assert target.shape == loaded.shape, (
-            f"shard {shard!r}: parameter slice {tuple(target.shape)} "
-            f"!= checkpoint {tuple(loaded.shape)}"
-        )
-        target.copy_(loaded)
-        LOG[0].mark(param, shard, loaded)
+        copy_shard(param, loaded, self._rows(shard), shard)
 
 
 class QKVParallelLinear(_StackedLinear):
@@ -183,7 +190,7 @@ class VocabParallelEmbedding(nn.Module):
         super().__init__()
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         self.org_vocab_size = num_embeddings
-        self.weight = _param(num_embeddings, embedding_dim, dtype=k.get("params_dtype"))
+        self.weight = nan_param(num_embeddings, embedding_dim, dtype=k.get("params_dtype"))
         self.weight.weight_loader = plain_loader  # type: ignore[attr-defined]
 
     def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
@@ -200,7 +207,7 @@ class ParallelLMHead(VocabParallelEmbedding):
         super().__init__(num_embeddings, embedding_dim, **k)
         self.bias = None
         if bias:
-            self.bias = _param(num_embeddings)
+            self.bias = nan_param(num_embeddings)
             self.bias.weight_loader = plain_loader  # type: ignore[attr-defined]
 
     def forward(self, input_ids: torch.Tensor) -> torch.Tensor:

@@ -13,7 +13,11 @@ from torch import nn
 from engine_code.layers import LoadLog
 
 # Shards a stacked parameter needs before it counts as loaded (None = loaded whole).
-_STACKED: dict[str, set[object]] = {"qkv_proj": {"q", "k", "v"}, "gate_up_proj": {0, 1}}
+_STACKED: dict[str, set[object]] = {
+    "qkv_proj": {"q", "k", "v"},
+    "gate_up_proj": {0, 1},
+    "fused_qkv_a_proj": {0, 1},  # SGLang's MLA drafts (run.py's family drivers)
+}
 
 
 def unloaded_params(model: nn.Module, log: LoadLog) -> list[str]:
@@ -41,13 +45,22 @@ def dropped_tensors(
     return sorted(n for n, t in tensors.items() if id(t) not in log.source_ids and n not in skip)
 
 
-def error_record(stage: str, exc: BaseException, decided_by: str) -> dict[str, Any]:
-    """What to record when the engine's code raised: the exception and the engine frame."""
+def error_record(
+    stage: str,
+    exc: BaseException,
+    decided_by: str,
+    *,
+    engine_files: str = "<engine>/",
+    shown_as: str = "",
+) -> dict[str, Any]:
+    """What to record when the engine's code raised: the exception and the last engine frame
+    (a frame whose file name starts with `engine_files`, shown with that prefix replaced by
+    `shown_as`), else the last frame."""
     frames = traceback.extract_tb(exc.__traceback__)
     engine_frames = [
-        f"{f.filename.removeprefix('<engine>/')}:{f.lineno} {f.name}"
+        f"{shown_as}{f.filename.removeprefix(engine_files)}:{f.lineno} {f.name}"
         for f in frames
-        if f.filename.startswith("<engine>")
+        if f.filename.startswith(engine_files)
     ]
     last = frames[-1] if frames else None
     raised_at = (
@@ -61,3 +74,24 @@ def error_record(stage: str, exc: BaseException, decided_by: str) -> dict[str, A
         "raised_at": raised_at,
         "decided_by": decided_by,
     }
+
+
+def load_error(
+    model: nn.Module,
+    tensors: Mapping[str, torch.Tensor],
+    base: dict[str, Any],
+    decided_by: str,
+    *,
+    engine_files: str = "<engine>/",
+    shown_as: str = "",
+) -> dict[str, Any] | None:
+    """Runs the engine's own `load_weights` over every drafter tensor: `base` as LOAD-ERROR if
+    it raised (frames named as in `error_record`), else None."""
+    try:
+        model.load_weights(iter(list(tensors.items())))
+    except Exception as exc:
+        why = error_record(
+            "load_weights", exc, decided_by, engine_files=engine_files, shown_as=shown_as
+        )
+        return base | {"verdict": "LOAD-ERROR", "why": why}
+    return None

@@ -22,7 +22,7 @@ import torch
 from engine_code import imports, layers, stubs
 from engine_code.chain import StepFn, StepResult
 from engine_code.drafter import DrafterFiles
-from engine_code.record import dropped_tensors, error_record, unloaded_params
+from engine_code.record import dropped_tensors, error_record, load_error, unloaded_params
 from engine_code.sources import EngineSource, cut
 
 MODELS = "sglang/srt/models/"
@@ -130,13 +130,9 @@ def load(drafter: DrafterFiles, source: EngineSource) -> tuple[dict[str, Any], A
             "why": error_record("init", exc, f"{MODULE} {CLASS}.__init__"),
         }, None
     record["fc_in_features"] = model.model.fc.in_features
-    try:
-        model.load_weights(iter(list(drafter.tensors.items())))
-    except Exception as exc:
-        return record | {
-            "verdict": "LOAD-ERROR",
-            "why": error_record("load_weights", exc, f"{MODULE} {CLASS}.load_weights"),
-        }, None
+    failed = load_error(model, drafter.tensors, record, f"{MODULE} {CLASS}.load_weights")
+    if failed is not None:
+        return failed, None
     hot = getattr(model, "hot_token_id", None)
     consumed = [n for n in drafter.tensors if "d2t" in n] if hot is not None else []
     return record | {

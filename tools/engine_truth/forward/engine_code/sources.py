@@ -1,15 +1,27 @@
 """Where an engine's source text comes from: a downloaded wheel (read with zipfile, never
 installed) or the engine installed in this environment (read from its package directory, never
 imported). Both give the same read-only view: the text of a file by its path inside the
-distribution (`sglang/srt/models/llama_eagle3.py`), and the engine's version."""
+distribution (`sglang/srt/models/llama_eagle3.py`), and the engine's version. Also the wheel
+cache and its download step (`pip download --no-deps`), and cutting one top-level function or
+class out of a source file with `ast` (the text unchanged). Both harnesses (`run.py` beside
+`forward/`, and the forward runs) read engines through this module."""
 
 from __future__ import annotations
 
+import ast
 import importlib.metadata
 import importlib.util
+import os
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 from typing import Protocol
+
+# Outside the repo; the wheels are read in place and never committed.
+DEFAULT_CACHE = Path(
+    os.environ.get("E3_ENGINE_WHEELS", Path.home() / ".cache/eagle3-inspect/engine_wheels")
+)
 
 
 class EngineSource(Protocol):
@@ -82,10 +94,27 @@ def wheel_path(engine: str, version: str, cache: Path) -> Path | None:
     return next(iter(sorted(cache.glob(f"{engine.replace('-', '_')}-{version}-*.whl"))), None)
 
 
+def download(engine: str, version: str, cache: Path) -> Path:
+    """The cached wheel for engine==version, downloading it (no dependencies) if absent."""
+    found = wheel_path(engine, version, cache)
+    if found is not None:
+        return found
+    cache.mkdir(parents=True, exist_ok=True)
+    cmd = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", str(cache)]
+    subprocess.run([*cmd, f"{engine}=={version}"], check=True)
+    found = wheel_path(engine, version, cache)
+    if found is None:
+        raise FileNotFoundError(f"pip download gave no wheel for {engine}=={version} in {cache}")
+    return found
+
+
+def open_wheel(engine: str, version: str, cache: Path = DEFAULT_CACHE) -> WheelSource:
+    """The wheel of engine==version from `cache` (downloaded first if absent)."""
+    return WheelSource(engine, version, download(engine, version, cache))
+
+
 def cut(source: str, name: str) -> str | None:
     """The unchanged source text of the top-level function or class `name` in `source`."""
-    import ast
-
     for node in ast.parse(source).body:
         if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name == name:
             start = node.decorator_list[0].lineno if node.decorator_list else node.lineno

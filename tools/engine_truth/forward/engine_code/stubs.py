@@ -54,24 +54,37 @@ class Answers(SimpleNamespace):
         return opaque(f"{type(self).__name__}.{name}")()
 
 
-def _identity_decorator(*a: Any, **k: Any) -> Any:
+def identity_decorator(*a: Any, **k: Any) -> Any:
+    """`@decorator` and `@decorator(...)` that keep what they decorate."""
     if len(a) == 1 and callable(a[0]) and not k:
         return a[0]
     return lambda obj: obj
 
 
-def _add_prefix(name: str, prefix: str) -> str:
+def add_prefix(name: str, prefix: str) -> str:
+    """The engines' `add_prefix` / `maybe_prefix`: `prefix.name`, or `name` with no prefix."""
     return name if not prefix else f"{prefix}.{name}"
 
 
 @contextlib.contextmanager
-def _nullcontext(*a: Any, **k: Any) -> Iterator[None]:
+def null_context(*a: Any, **k: Any) -> Iterator[None]:
+    """A context manager that does nothing, whatever it is called with (`layer_stack`)."""
     yield
 
 
 def _false(*a: Any, **k: Any) -> bool:
     return False
 
+
+# The helpers and constants both harnesses answer alike (run.py's stub_imports too).
+IDENTITIES: dict[str, object] = {
+    "add_prefix": add_prefix,
+    "maybe_prefix": add_prefix,
+    "support_torch_compile": identity_decorator,
+    "init_logger": logging.getLogger,
+    "layer_stack": null_context,
+    "DEFAULT_VOCAB_PADDING_SIZE": 64,
+}
 
 _GROUP = Answers(is_first_rank=True, is_last_rank=True, world_size=1, rank_in_group=0, rank=0)
 _PARALLEL = Answers(
@@ -120,12 +133,7 @@ COMMON: dict[str, object] = {
     "MultiPlatformOp": NativeOp,
     "BaseFusedOp": NativeOp,
     "PluggableLayer": NativeOp,
-    "add_prefix": _add_prefix,
-    "maybe_prefix": _add_prefix,
-    "support_torch_compile": _identity_decorator,
-    "init_logger": logging.getLogger,
-    "layer_stack": _nullcontext,
-    "DEFAULT_VOCAB_PADDING_SIZE": 64,
+    **IDENTITIES,
     "get_tensor_model_parallel_world_size": lambda *a: 1,
     "get_tensor_model_parallel_rank": lambda *a: 0,
     "get_pp_group": lambda *a: _GROUP,

@@ -23,7 +23,7 @@ import torch
 from engine_code import imports, layers, stubs
 from engine_code.chain import StepFn, StepResult
 from engine_code.drafter import DrafterFiles
-from engine_code.record import dropped_tensors, error_record, unloaded_params
+from engine_code.record import dropped_tensors, error_record, load_error, unloaded_params
 from engine_code.sources import EngineSource, cut
 
 MODULE = "vllm/model_executor/models/llama_eagle3.py"
@@ -62,6 +62,33 @@ def _registry(source: EngineSource) -> dict[str, tuple[str, str]]:
 def speculative_registry(source: EngineSource) -> dict[str, tuple[str, str]]:
     """`_SPECULATIVE_DECODING_MODELS` as written in the engine: arch -> (module, class)."""
     return _registry(source)
+
+
+def unregistered(arch: object) -> dict[str, Any]:
+    """The refusal when the resolved architecture is not in `_SPECULATIVE_DECODING_MODELS`."""
+    return {
+        "verdict": "REFUSED",
+        "why": {
+            "stage": "architecture",
+            "exception": f"resolved architecture {arch!r} not in _SPECULATIVE_DECODING_MODELS",
+            "decided_by": f"{REGISTRY} _SPECULATIVE_DECODING_MODELS + {EAGLE_CFG} EAGLEConfig",
+        },
+    }
+
+
+def not_llama_eagle3(arch: str, entry: tuple[str, str], ran: str = "run") -> dict[str, Any]:
+    """The NOT-MODELLED record when `_SPECULATIVE_DECODING_MODELS[arch]` names another module
+    than llama_eagle3 (`ran`: how the harness says it runs engine code)."""
+    module_name, class_name = entry
+    return {
+        "verdict": "NOT-MODELLED",
+        "why": {
+            "stage": "architecture",
+            "exception": f"{arch} -> {module_name}.{class_name}: "
+            f"only llama_eagle3 is {ran} by this harness",
+            "decided_by": REGISTRY,
+        },
+    }
 
 
 def session(source: EngineSource) -> imports.Session:
@@ -141,25 +168,10 @@ def load(
     registry = speculative_registry(source)
     arch = archs[0] if archs else None
     if arch not in registry:
-        return record | {
-            "verdict": "REFUSED",
-            "why": {
-                "stage": "architecture",
-                "exception": f"resolved architecture {arch!r} not in _SPECULATIVE_DECODING_MODELS",
-                "decided_by": f"{REGISTRY} _SPECULATIVE_DECODING_MODELS + {EAGLE_CFG} EAGLEConfig",
-            },
-        }, None
+        return record | unregistered(arch), None
     module_name, class_name = registry[arch]
     if module_name != "llama_eagle3":
-        return record | {
-            "verdict": "NOT-MODELLED",
-            "why": {
-                "stage": "architecture",
-                "exception": f"{arch} -> {module_name}.{class_name}: "
-                "only llama_eagle3 is run by this harness",
-                "decided_by": REGISTRY,
-            },
-        }, None
+        return record | not_llama_eagle3(arch, registry[arch]), None
     vcfg = vllm_config(hf, target_vocab)
     imports.active().runtime["get_current_vllm_config"] = lambda: vcfg
     log = layers.reset_log()
@@ -173,13 +185,9 @@ def load(
         }, None
     fc = getattr(model.model, "fc", None)
     record["fc_in_features"] = getattr(fc, "input_size", getattr(fc, "in_features", None))
-    try:
-        model.load_weights(iter(list(drafter.tensors.items())))
-    except Exception as exc:
-        return record | {
-            "verdict": "LOAD-ERROR",
-            "why": error_record("load_weights", exc, f"{MODULE} {class_name}.load_weights"),
-        }, None
+    failed = load_error(model, drafter.tensors, record, f"{MODULE} {class_name}.load_weights")
+    if failed is not None:
+        return failed, None
     return record | {
         "verdict": "LOADED",
         "dropped": dropped_tensors(drafter.tensors, log),

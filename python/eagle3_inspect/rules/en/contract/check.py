@@ -23,13 +23,13 @@ from eagle3_inspect.reader.draft_config import (
 )
 from eagle3_inspect.rules.en.configcheck import served_architecture
 from eagle3_inspect.rules.en.contract.data import (
-    RAISING,
     ContractEntry,
     EngineContract,
     FieldRead,
     contract_version,
     load_contract,
 )
+from eagle3_inspect.rules.en.contract.uses import RAISING
 from eagle3_inspect.rules.en.contract.view import (
     COMPUTED,
     DEFAULT,

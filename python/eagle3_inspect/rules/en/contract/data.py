@@ -22,22 +22,6 @@ else:  # pragma: no cover - exercised only on Python 3.10
 
 CONTRACTS = "contracts"
 PROFILE_PACKAGE = "eagle3_inspect.rules.en.profiles"
-# Uses that raise on a value of the wrong type (and on None unless the code tests for it).
-RAISING = frozenset(
-    (
-        "arithmetic",
-        "shape",
-        "count",
-        "cast",
-        "compare",
-        "length",
-        "iterate",
-        "index",
-        "object",
-        "load",
-        "required",
-    )
-)
 
 
 @dataclass(frozen=True)
