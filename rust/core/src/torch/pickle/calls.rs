@@ -1,9 +1,10 @@
 //! What `REDUCE`, `NEWOBJ` and `BUILD` mean for the allowed globals: each interpreted call is
 //! read as the description of what torch would build (a tensor view, an `OrderedDict`, a
 //! `torch.Size`), with the argument checks torch's own functions make (`Tensor.set_`'s bounds,
-//! `requires_grad` on integer tensors), so a file torch refuses is refused here too. Nothing is
-//! called; a call of any other allowed global gives an opaque value, once its argument count is
-//! one its signature takes (torch raises a TypeError for any other).
+//! which a resizable legacy storage grows to instead, `requires_grad` on integer tensors), so a
+//! file torch refuses is refused here too. Nothing is called; a call of any other allowed
+//! global gives an opaque value, once its argument count is one its signature takes (torch
+//! raises a TypeError for any other).
 
 use super::globals::{Global, StorageClass};
 use super::machine::Machine;
