@@ -322,6 +322,38 @@ fn a_call_with_an_argument_count_its_function_does_not_take_is_refused() {
 }
 
 #[test]
+fn torch_device_takes_what_its_argument_parser_takes() {
+    // Fuzz case 18427 of seed 4: `torch.device` called with a tensor's six arguments.
+    let call = |args: &[&[u8]]| {
+        let mut p = P::new();
+        p.op(ops::EMPTY_DICT)
+            .str("d")
+            .global("torch", "device")
+            .op(ops::MARK);
+        for arg in args {
+            p.raw(arg);
+        }
+        p.op(ops::TUPLE).op(ops::REDUCE).op(ops::SETITEM);
+        codes(&read_legacy(&legacy(p.stop(), &[])))
+    };
+    let cpu = &b"X\x03\x00\x00\x00cpu"[..];
+    let x = &b"X\x01\x00\x00\x00x"[..];
+    for refused in [
+        &[][..],
+        &[&b"N"[..]],
+        &[&b"G?\xf8\x00\x00\x00\x00\x00\x00"[..]],
+        &[cpu, x],
+        &[cpu, &b"J\xff\xff\xff\xff"[..]],
+        &[cpu, &b"K\x00"[..], &b"K\x01"[..]],
+    ] {
+        assert_eq!(call(refused), vec!["PT007"], "{refused:?}");
+    }
+    for taken in [&[cpu][..], &[cpu, &b"K\x00"[..]], &[&b"K\x01"[..]]] {
+        assert!(!call(taken).contains(&"PT007"), "{taken:?}");
+    }
+}
+
+#[test]
 fn archives_torch_does_not_read_are_refused() {
     let (pickle, storages) = two_tensors();
     let good = |name: &str| (format!("archive/{name}"), Vec::new());

@@ -145,6 +145,7 @@ pub(super) fn call(m: &mut Machine<'_>, func: &Global, args: &Value) -> Step<Val
             m.malformed(format!("{name} is not callable"))
         }
         Global::Other(other) if &**other == "torch._utils._rebuild_qtensor" => qtensor(m, name, &a),
+        Global::Other(other) if &**other == "torch.device" => device(m, name, &a),
         Global::Tensor | Global::Storage(_) | Global::Other(_) => Ok(opaque(name)),
     }
 }
@@ -457,6 +458,33 @@ fn qtensor(m: &mut Machine<'_>, name: String, a: &[Value]) -> Step<Value> {
     if let [Value::Storage(sid), offset, size, stride, ..] = a {
         let storage = m.storages[*sid as usize].clone();
         view_checks(m, &storage, storage.dtype, offset, size, stride)?;
+    }
+    Ok(opaque(name))
+}
+
+/// `torch.device(type_or_device)` / `torch.device(type, index)`: what torch 2.15's argument
+/// parser refuses, as found by calling it (fuzz case 18427 of seed 4: a tensor's arguments);
+/// a text or a non-negative index is left to be a device, opaque (its text is not parsed).
+fn device(m: &mut Machine<'_>, name: String, a: &[Value]) -> Step<Value> {
+    let not_text = |v: &Value| {
+        !matches!(
+            v,
+            Value::Str(_) | Value::Bytes(_) | Value::Int(_) | Value::Opaque(_)
+        )
+    };
+    let refused = match a {
+        [first] => not_text(first),
+        [first, index] => {
+            not_text(first)
+                || matches!(index, Value::Str(_))
+                || matches!(index, Value::Int(i) if *i < 0)
+        }
+        _ => true,
+    };
+    if refused {
+        return m.malformed(format!(
+            "{name}() takes a device, a type or a type and a non-negative index"
+        ));
     }
     Ok(opaque(name))
 }
