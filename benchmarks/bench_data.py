@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -165,39 +165,47 @@ def _write_manifest(directory: Path, spec: dict, files: list[Path]) -> None:
 def ensure_drafter(directory: Path, size: str) -> tuple[Path, bool]:
     """The two-shard drafter in `directory` (generated unless a matching one is there), and
     whether it was reused."""
-    specs = drafter_specs(SIZES[size])
-    spec = {
-        "kind": "drafter",
-        "version": GENERATOR_VERSION,
-        "size": size,
-        "tensors": [asdict(s) for s in specs],
-    }
-    spec = json.loads(json.dumps(spec))
-    if _manifest_matches(directory, {"spec": spec}):
-        return directory, True
-    directory.mkdir(parents=True, exist_ok=True)
-    files, weight_map = [], {}
-    for shard in (0, 1):
-        name = f"model-{shard + 1:05d}-of-00002.safetensors"
-        members = [s for s in specs if s.shard == shard]
-        write_file(directory / name, members, specs)
-        files.append(directory / name)
-        weight_map.update({s.name: name for s in members})
-    index = {"metadata": {"total_size": sum(s.nbytes for s in specs)}, "weight_map": weight_map}
-    (directory / "model.safetensors.index.json").write_text(json.dumps(index, indent=2) + "\n")
-    _write_manifest(directory, spec, files)
-    return directory, False
+    return _ensure_two_shards(
+        directory, size, "drafter", "model-{:05d}-of-00002.safetensors", write_file
+    )
 
 
 def ensure_torch_drafter(directory: Path, size: str) -> tuple[Path, bool]:
     """The same drafter as `ensure_drafter`, byte for byte the same tensors, as torch.save zip
     shards (`pytorch_model-0000K-of-00002.bin` + `pytorch_model.bin.index.json`) written by
     `eagle3_inspect.synthetic.torch_writer` (no torch); reused like the safetensors one."""
+    return _ensure_two_shards(
+        directory, size, "torch-drafter", "pytorch_model-{:05d}-of-00002.bin", _write_torch_shard
+    )
+
+
+def _write_torch_shard(path: Path, members: list[TensorSpec], specs: list[TensorSpec]) -> None:
     from eagle3_inspect.synthetic.torch_writer import TorchTensor, write_torch_zip
 
+    tensors = {
+        s.name: TorchTensor(
+            s.dtype,
+            s.shape,
+            (memoryview(np.ascontiguousarray(c)).cast("B") for c in tensor_chunks(s, specs)),
+        )
+        for s in sorted(members, key=lambda s: s.name)
+    }
+    write_torch_zip(path, tensors)
+
+
+def _ensure_two_shards(
+    directory: Path,
+    size: str,
+    kind: str,
+    shard_name: str,
+    write_shard: Callable[[Path, list[TensorSpec], list[TensorSpec]], None],
+) -> tuple[Path, bool]:
+    """The drafter's tensors in two shards named by `shard_name` (formatted with the shard's
+    number) and their index (the torch one for `.bin` shards), reused when the manifest in
+    `directory` matches."""
     specs = drafter_specs(SIZES[size])
     spec = {
-        "kind": "torch-drafter",
+        "kind": kind,
         "version": GENERATOR_VERSION,
         "size": size,
         "tensors": [asdict(s) for s in specs],
@@ -208,21 +216,16 @@ def ensure_torch_drafter(directory: Path, size: str) -> tuple[Path, bool]:
     directory.mkdir(parents=True, exist_ok=True)
     files, weight_map = [], {}
     for shard in (0, 1):
-        name = f"pytorch_model-{shard + 1:05d}-of-00002.bin"
-        members = sorted((s for s in specs if s.shard == shard), key=lambda s: s.name)
-        tensors = {
-            s.name: TorchTensor(
-                s.dtype,
-                s.shape,
-                (memoryview(np.ascontiguousarray(c)).cast("B") for c in tensor_chunks(s, specs)),
-            )
-            for s in members
-        }
-        write_torch_zip(directory / name, tensors)
+        name = shard_name.format(shard + 1)
+        members = [s for s in specs if s.shard == shard]
+        write_shard(directory / name, members, specs)
         files.append(directory / name)
         weight_map.update({s.name: name for s in members})
     index = {"metadata": {"total_size": sum(s.nbytes for s in specs)}, "weight_map": weight_map}
-    (directory / "pytorch_model.bin.index.json").write_text(json.dumps(index, indent=2) + "\n")
+    index_name = "model.safetensors.index.json"
+    if shard_name.endswith(".bin"):
+        index_name = "pytorch_model.bin.index.json"
+    (directory / index_name).write_text(json.dumps(index, indent=2) + "\n")
     _write_manifest(directory, spec, files)
     return directory, False
 

@@ -32,13 +32,71 @@ def truth() -> tuple[dict, dict]:
     return forward, capture
 
 
-def test_generated_doc_and_rules_data_are_current(truth: tuple[dict, dict]) -> None:
+@pytest.fixture(scope="module")
+def attribution() -> dict:
+    return dict(json.loads((TRUTH / "forward_attribution.json").read_text()))
+
+
+def test_generated_doc_readme_and_rules_data_are_current(
+    truth: tuple[dict, dict], attribution: dict
+) -> None:
     table = _table()
     forward, capture = truth
     doc = table.DOC.read_text()
-    assert table.document(forward, capture, doc) == doc, "run table.py --write"
-    data = table.rules_toml(table.rules_data(forward, capture))
+    assert table.document(forward, capture, attribution, doc) == doc, "run table.py --write"
+    readme = table.README.read_text()
+    assert table.readme(forward, capture, readme) == readme, "run table.py --write"
+    data = table.rules_toml(
+        table.rules_data(forward, capture), table.flag_runs(forward, attribution)
+    )
     assert table.RULES.read_text() == data, "run table.py --write"
+
+
+def test_attribution_runs_are_the_plan_s_single_changes(
+    truth: tuple[dict, dict], attribution: dict
+) -> None:
+    """Every committed re-run is a change of changes.toml (one field or tensor prefix, one side)
+    over a drafter of the forward run, and its "before" is that run's committed comparison."""
+    import tomllib
+
+    forward, _ = truth
+    plan = tomllib.loads((TRUTH / "forward" / "changes.toml").read_text())["change"]
+    planned = {
+        (
+            c["drafter"],
+            c["side"],
+            json.dumps({k: c.get(k) for k in ("set", "unset", "drop", "reset")}),
+        )
+        for c in plan
+    }
+    assert attribution["changes"]
+    for change in attribution["changes"]:
+        kinds = [k for k in ("set", "unset", "drop", "reset") if k in change]
+        assert len(kinds) == 1 and len(change.get("set", {0: 0})) == 1, change["label"]
+        key = json.dumps({k: change.get(k) for k in ("set", "unset", "drop", "reset")})
+        assert (change["drafter"], change["side"], key) in planned, change["label"]
+        for engine, result in change["results"].items():
+            committed = forward["drafters"][change["drafter"]]["results"][engine]
+            before = result.get("before")
+            if "on" in change:  # measured on top of another change's variant, not the original
+                assert before is not None, (change["label"], engine)
+                continue
+            if before is None:
+                assert "comparison" not in committed, (change["label"], engine)
+                continue
+            c = committed["comparison"]
+            assert (before["top1_agree"], before["positions"]) == (
+                c["top1_agree"],
+                c["positions"],
+            ), (change["label"], engine)
+            after = result.get("after")
+            if after is not None:
+                assert sum(after["top1_by_step"]) == after["top1_agree"], change["label"]
+        if change["side"] == "engine":  # the producer's run on the original is reused
+            assert change["producer_logits_moved"] == 0, change["label"]
+        if change["side"] == "producer":  # the engines' runs on the original are reused
+            moved = [r.get("engine_logits_moved") for r in change["results"].values()]
+            assert all(m in (0, None) for m in moved), change["label"]
 
 
 def test_every_comparison_counts_what_it_compared(truth: tuple[dict, dict]) -> None:

@@ -651,7 +651,7 @@ def test_every_finding_carries_engine_hint_and_catalogue_severity():
 
 def test_catalogue_documents_every_en_code():
     rules = {code: r for code, r in all_rules().items() if code.startswith("EN")}
-    assert sorted(rules) == [f"EN{n:03d}" for n in range(1, 23)]
+    assert sorted(rules) == [f"EN{n:03d}" for n in range(1, 24)]
     for rule in rules.values():
         assert rule.summary and rule.explanation and rule.example and rule.hint
     sources = "".join(
@@ -796,15 +796,83 @@ def test_en022_and_silence_where_a_forward_run_measured_the_aux_states():
     # output-of look-alike [1, ...] that EN011 used to flag
     spec = speculators_config(eagle_aux_hidden_state_layer_ids=[1, 15, 28])
     assert check_aux_layer_ids(one("vllm@0.33.0"), spec, 32, "LlamaForCausalLM") == []
-    # no ids: the config does not say who trained it, so EN010 stays a guess (see aux.py)
+    # no ids anywhere: trained on the producer's default layers, which the capture runs show
+    # the engines' defaults feed (SpecForge's no-ids drafters), so nothing instead of EN010
     bare = sglang_config()
     del bare["eagle_config"]
-    assert codes(check_aux_layer_ids(one("vllm@0.33.0"), bare, 32, LLAMA)) == ["EN010"]
+    assert check_aux_layer_ids(one("vllm@0.33.0"), bare, 32, LLAMA) == []
+    assert check_aux_layer_ids(one("sglang@0.5.14"), bare, 32, LLAMA) == []
+    # ids where the engine does not read them: it feeds its default layers, which the runs show
+    # are the producers' defaults ([1, N//2-1, N-4] for this format): trained on others, EN022
+    elsewhere = sglang_config(eagle_aux_hidden_state_layer_ids=[1, 10, 20])
+    del elsewhere["eagle_config"]
+    found = check_aux_layer_ids(one("sglang@0.5.14"), elsewhere, 32, LLAMA)
+    assert codes(found) == ["EN003", "EN022"] and "[1, 15, 28]" in found[1].message
+    # ... the defaults themselves are harmless there; without a run (0.5.23) EN010 stays a guess
+    elsewhere["eagle_aux_hidden_state_layer_ids"] = [1, 15, 28]
+    assert codes(check_aux_layer_ids(one("sglang@0.5.14"), elsewhere, 32, LLAMA)) == ["EN003"]
+    assert "EN010" in codes(check_aux_layer_ids(one("sglang@0.5.23"), elsewhere, 32, LLAMA))
+    # vLLM's Qwen3 target was run too: the same ids are fed one layer early
+    qwen3 = check_aux_layer_ids(one("vllm@0.33.0"), sglang_config(), 32, "Qwen3ForCausalLM")
+    assert codes(qwen3) == ["EN003", "EN022"] and "qwen3-8l" in qwen3[1].message
     # no run for another target class or an unrun version: the guess stays, and says so
-    other = check_aux_layer_ids(one("vllm@0.33.0"), sglang_config(), 32, "Qwen3ForCausalLM")
+    other = check_aux_layer_ids(one("vllm@0.33.0"), sglang_config(), 32, "MistralForCausalLM")
     assert codes(other) == ["EN003", "EN011"] and "a guess" in other[1].message
     guess = check_aux_layer_ids(one("sglang@0.5.23"), bare, 32, LLAMA)
     assert codes(guess) == ["EN010"] and "a guess" in guess[0].message
     # the runs used a Llama target: with the target unknown (no --target) the guess stays too
     unknown = check_aux_layer_ids(one("vllm@0.33.0"), sglang_config(), 32)
     assert codes(unknown) == ["EN003", "EN011"] and "a guess" in unknown[1].message
+
+
+def _flag_codes(spec: str, ckpt: dict, config: dict) -> list[tuple[str, str | None]]:
+    found = check_engine(one(spec), ckpt, config)
+    return [(f.code, f.config_key) for f in found if f.code in ("EN007", "EN023")]
+
+
+def test_en023_and_silence_where_a_forward_run_measured_the_norm_flag():
+    # SpecForge's norm_output=true is its default meaning (the final norm before lm_head); SGLang
+    # >= 0.5.12 and vLLM >= 0.22 read it as "feed the normed state to the next step": measured
+    spec_true = sglang_config(norm_output=True)
+    for label in ("sglang@0.5.14", "sglang@0.5.23", "vllm@0.25.0", "vllm@0.33.0"):
+        assert _flag_codes(label, midlayer_ckpt(), spec_true) == [("EN023", "norm_output")]
+        (found,) = [
+            f for f in check_engine(one(label), midlayer_ckpt(), spec_true) if f.code == "EN023"
+        ]
+        assert found.severity is Severity.ERROR and "193/381" in found.message, label
+        assert "llama_eagle3.py LlamaModel.forward" in found.message, label
+    # ... engines without the flag compute SpecForge's default: the run shows it harmless
+    for label in ("sglang@0.5.9", "vllm@0.15.0"):
+        assert _flag_codes(label, midlayer_ckpt(), spec_true) == [], label
+    # SpecForge's norm_output=false (no final norm): every engine run applies it
+    for label in ("sglang@0.5.9", "sglang@0.5.14", "vllm@0.15.0", "vllm@0.33.0"):
+        assert _flag_codes(label, midlayer_ckpt(), sglang_config(norm_output=False)) == [
+            ("EN023", "norm_output")
+        ], label
+    # fc_norm on SGLang 0.5.9 (no fc_norm): the measured error replaces the EN007 guess
+    fc_norm = midlayer_ckpt(*[f"fc_norm.{k}.weight" for k in range(3)])
+    assert _flag_codes("sglang@0.5.9", fc_norm, sglang_config(fc_norm=True)) == [
+        ("EN023", "fc_norm")
+    ]
+    assert _flag_codes("sglang@0.5.14", fc_norm, sglang_config(fc_norm=True)) == []
+    # speculators' norm_output=true on vLLM 0.15 (not passed through) and on 0.25 (it is)
+    spec = speculators_config(norm_output=True)
+    assert ("EN023", "norm_output") in _flag_codes("vllm@0.15.0", layers_ckpt(), spec)
+    assert _flag_codes("vllm@0.25.0", layers_ckpt(), spec) == []
+    # Model-Optimizer's export flag: its first layer norms the hidden states twice in training
+    modelopt = sglang_config(
+        eagle_config={
+            "eagle_aux_hidden_state_layer_ids": [1, 15, 28],
+            "use_input_layernorm_in_first_layer": True,
+        }
+    )
+    for label in ("sglang@0.5.14", "vllm@0.15.0", "vllm@0.33.0"):
+        assert _flag_codes(label, midlayer_ckpt(), modelopt) == [
+            ("EN023", "use_input_layernorm_in_first_layer")
+        ], label
+    assert _flag_codes("sglang@0.5.9", midlayer_ckpt(), modelopt) == []  # no run there
+    # a version no run covers keeps the guess, and says so
+    guess = check_engine(one("sglang@0.5.11"), fc_norm, sglang_config(fc_norm=True))
+    en007 = [f for f in guess if f.code == "EN007"]
+    assert en007 and "a guess" in en007[0].message
+    assert "EN023" not in codes(guess)

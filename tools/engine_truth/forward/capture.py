@@ -20,6 +20,12 @@ from inputs import VerifierRun
 
 VLLM_TARGET = "vllm/model_executor/models/llama.py"
 SGLANG_TARGET = "sglang/srt/models/llama.py"
+# vLLM target classes this harness runs: architecture -> the model modules it needs run real
+# (Qwen3ForCausalLM: qwen3.py builds on qwen2.py's Qwen2Model, whose layer loop captures).
+VLLM_TARGETS = {
+    "LlamaForCausalLM": ("vllm.model_executor.models.llama",),
+    "Qwen3ForCausalLM": ("vllm.model_executor.models.qwen3", "vllm.model_executor.models.qwen2"),
+}
 TOLERANCE = 1e-4  # float32 engine layers vs transformers' layers over 8 tiny layers
 
 
@@ -40,7 +46,8 @@ def _causal(rows: int) -> attention.AttentionContext:
 def vllm_capture(
     version: str, cache: Path, verifier: VerifierRun, variants: list[list[int] | None]
 ) -> dict[str, dict[str, Any]]:
-    """vLLM: LlamaForCausalLM(vllm_config) + load_weights(verifier tensors), then per ids
+    """vLLM: the verifier's class (VLLM_TARGETS: LlamaForCausalLM, Qwen3ForCausalLM) from its
+    model file (vllm_config) + load_weights(verifier tensors), then per ids
     variant `SupportsEagle3.set_aux_hidden_state_layers(ids)` + forward; each captured tensor's
     stream boundary. One model per process: vLLM's custom ops register once."""
     from transformers import AutoConfig
@@ -49,21 +56,24 @@ def vllm_capture(
     if path is None:
         return {str(ids): {"verdict": "NO-WHEEL"} for ids in variants}
     source = WheelSource("vllm", version, path)
+    hf = AutoConfig.from_pretrained(str(verifier.path))
+    arch = hf.architectures[0]
+    modules = VLLM_TARGETS[arch]
     session = vllm_eagle3.session(source)
+    session.real_prefixes += modules
     session.runtime["get_pp_indices"] = lambda n, *a: (0, n)
     session.runtime["PPMissingLayer"] = torch.nn.Identity
     session.runtime["spec_decode_needs_target_embed"] = lambda *a: False
     session.runtime["make_empty_intermediate_tensors_factory"] = lambda *a: None
     session.runtime["get_offloader"] = lambda: SimpleNamespace(wrap_modules=list)  # no offload
-    hf = AutoConfig.from_pretrained(str(verifier.path))
     vcfg = vllm_eagle3.vllm_config(hf, hf.vocab_size)
     vcfg.model_config.hf_config = hf
     out: dict[str, dict[str, Any]] = {}
     with imports.session(session):
         session.runtime["get_current_vllm_config"] = lambda: vcfg
         layers.reset_log()
-        module = imports.import_engine("vllm.model_executor.models.llama")
-        model = module.LlamaForCausalLM(vllm_config=vcfg, prefix="")
+        module = imports.import_engine(modules[0])
+        model = getattr(module, arch)(vllm_config=vcfg, prefix="")
         model.load_weights(iter(list(_verifier_tensors(verifier).items())))
         model = model.float().eval()
         for ids in variants:
@@ -71,6 +81,11 @@ def vllm_capture(
                 "opaque_used": sorted(session.opaque_used)
             }
     return out
+
+
+def _vllm_file(model: Any) -> str:
+    """The wheel file of the target model's class (llama.py, qwen3.py)."""
+    return VLLM_TARGET.replace("llama.py", f"{type(model).__module__.rsplit('.', 1)[-1]}.py")
 
 
 def _vllm_one(
@@ -92,14 +107,14 @@ def _vllm_one(
     except Exception as exc:
         return record | {
             "verdict": "ERROR",
-            "why": error_record("capture", exc, f"{VLLM_TARGET} LlamaForCausalLM"),
+            "why": error_record("capture", exc, f"{_vllm_file(model)} {type(model).__name__}"),
         }
     _, aux = out
     return (
         record
         | _matched(aux, verifier, ids)
         | {
-            "evidence": f"{VLLM_TARGET} LlamaModel.forward + interfaces.py "
+            "evidence": f"{_vllm_file(model)} {type(model.model).__name__}.forward + interfaces.py "
             "EagleModelMixin._maybe_add_hidden_state "
             "(set by SupportsEagle3.set_aux_hidden_state_layers)",
         }
@@ -123,7 +138,9 @@ def _matched(
         else "other"
     )
     return {
-        "verdict": "CAPTURED",
+        # NO-MATCH: a captured state equals no stream tensor (the engine's target layers compute
+        # otherwise than transformers' here: nothing to say about which boundary it feeds)
+        "verdict": "CAPTURED" if None not in boundaries else "NO-MATCH",
         "boundaries": boundaries,
         "max_abs_diff_to_stream": [d for _, d in found],
         "convention": convention,

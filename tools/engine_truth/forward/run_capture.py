@@ -5,7 +5,7 @@ compared with the boundaries the drafter's producer trained on by table.py (`for
 holds those). Merged into `capture_truth.json`; one process per engine version (vLLM's custom
 ops register once).
 
-    python run_capture.py --engine vllm --version 0.33.0 [--cache DIR]
+    python run_capture.py --engine vllm --version 0.33.0 [--target qwen3] [--cache DIR]
 """
 
 from __future__ import annotations
@@ -35,6 +35,8 @@ FORWARD = (
     else {}
 )
 CAPTURERS = {"sglang": capture.sglang_capture, "vllm": capture.vllm_capture}
+# The verifiers each engine's capture runs (capture.VLLM_TARGETS; SGLang: Llama only).
+TARGETS = {"sglang": ("llama",), "vllm": ("llama", "qwen3")}
 
 
 def _load_row(load_truth: dict[str, Any], name: str, key: str) -> dict[str, Any]:
@@ -50,6 +52,11 @@ def _load_row(load_truth: dict[str, Any], name: str, key: str) -> dict[str, Any]
     return {"verdict": forward.get("verdict", "no load truth"), "aux_layer_ids": ids}
 
 
+def capture_key(key: str, arch: str, ids: str) -> str:
+    """`vllm@0.33.0 ids=[1, 3, 4]` on the Llama verifier, `vllm@0.33.0 qwen3-8l ids=...` else."""
+    return f"{key} ids={ids}" if arch == "llama" else f"{key} {arch}-8l ids={ids}"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--engine", choices=sorted(CAPTURERS), required=True)
@@ -58,38 +65,50 @@ def main(argv: list[str] | None = None) -> int:
         "--cache", type=Path, default=Path.home() / ".cache/eagle3-inspect/engine_wheels"
     )
     ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument(
+        "--target", choices=["llama", "qwen3"], default="llama", help="the verifier captured"
+    )
     args = ap.parse_args(argv)
     warnings.filterwarnings("ignore")
     key = f"{args.engine}@{args.version}"
     load_truth = json.loads((TRUTH / "engine_truth.json").read_text())["drafters"]
-    verifiers = {"llama": run_verifier(REPO / "tests/corpus/verifiers/llama-8l")}
+    if args.target != "llama" and args.engine != "vllm":
+        ap.error("SGLang runs the Llama target only (capture.py)")
+    # One target per process: a second vLLM model file would register vllm.ir's ops again.
+    verifiers = {args.target: run_verifier(REPO / f"tests/corpus/verifiers/{args.target}-8l")}
     doc: dict[str, Any] = (
         json.loads(args.out.read_text())
         if args.out.exists()
         else {"schema_version": 1, "captures": {}, "drafters": {}}
     )
     manifest = json.loads((REPO / "tests/corpus/manifest.json").read_text())["drafters"]
-    variants: dict[str, list[int] | None] = {}
+    variants: dict[str, dict[str, list[int] | None]] = {arch: {} for arch in verifiers}
     for entry in manifest:
         load = _load_row(load_truth, entry["dir"], key)
         if load.get("verdict") == "LOADED" and entry["verifier"]["arch"] in verifiers:
             ids = load.get("aux_layer_ids")
-            variants[str(ids)] = ids
-    found = CAPTURERS[args.engine](
-        args.version, args.cache, verifiers["llama"], list(variants.values())
-    )
-    captures = {f"{key} ids={ids}": cap for ids, cap in found.items()}
+            variants[entry["verifier"]["arch"]][str(ids)] = ids
+    captures: dict[str, dict[str, Any]] = {}
+    for arch, wanted in variants.items():
+        if not wanted:
+            continue
+        found = CAPTURERS[args.engine](
+            args.version, args.cache, verifiers[arch], list(wanted.values())
+        )
+        captures |= {capture_key(key, arch, ids): cap for ids, cap in found.items()}
     for entry in manifest:
         name, arch = entry["dir"], entry["verifier"]["arch"]
         load = _load_row(load_truth, name, key)
         row: dict[str, Any] = {}
+        if arch != args.target and arch in TARGETS[args.engine]:
+            continue  # another target's row: its own --target run writes it
         if load.get("verdict") != "LOADED":
             row["verdict"] = f"not loaded ({load.get('verdict', 'no load truth')})"
         elif arch not in verifiers:
             row["verdict"] = f"NOT-RUN: the {arch} target class is not run by this harness"
         else:
             ids = load.get("aux_layer_ids")
-            ckey = f"{key} ids={ids}"
+            ckey = capture_key(key, arch, str(ids))
             cap = captures[ckey]
             row |= {"ids": ids, "capture": ckey, "verdict": cap["verdict"]}
             if cap["verdict"] == "CAPTURED":

@@ -9,7 +9,7 @@ the one with the fewest errors, then warnings, then changes wins.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -39,6 +39,7 @@ from eagle3_inspect.reader.tensorinfo import TensorInfo
 from eagle3_inspect.rules.en.capture import first_capturing_version
 from eagle3_inspect.rules.en.conditions import draft_num_layers, holds
 from eagle3_inspect.rules.en.configcheck import _intent, check_architecture
+from eagle3_inspect.rules.en.forward_runs import as_trained_versions, flag_value
 from eagle3_inspect.rules.en.profile import EngineProfile, FamilyProfile
 from eagle3_inspect.rules.en.served import not_served
 from eagle3_inspect.rules.family.detect import detect_family
@@ -322,16 +323,42 @@ def make_plan(
     plan.notes += config_notes
     if t2d_size is not None:
         plan.t2d = generate_t2d(ckpt, d2t, t2d_size)
-    plan.suggestion = _suggest(profile, target, plan.expected)
+    plan.suggestion = _suggest(profile, target, plan.expected, config or {})
     return plan
 
 
 def _suggest(
-    profile: FamilyProfile, target: TargetInfo | None, expected: list[Finding]
+    profile: FamilyProfile,
+    target: TargetInfo | None,
+    expected: list[Finding],
+    config: Mapping[str, Any],
 ) -> str | None:
-    if not expected or target is None or not target.architectures:
-        return None
-    since = first_capturing_version(profile, target.architectures[0])
-    if since is None:
-        return f"no scanned {profile.engine} version captures aux states from this target"
-    return f"serve with {profile.engine}@{since} or newer (then run fix for that version)"
+    """What to do about the findings no conversion fixes: the engine version that captures the
+    target (EN006), the versions the forward runs show computing the flag as trained (EN023)."""
+    advice: list[str] = []
+    if any(f.code == "EN006" for f in expected) and target is not None and target.architectures:
+        since = first_capturing_version(profile, target.architectures[0])
+        if since is None:
+            advice.append(
+                f"no scanned {profile.engine} version captures aux states from this target"
+            )
+        else:
+            advice.append(
+                f"serve with {profile.engine}@{since} or newer (then run fix for that version)"
+            )
+    flags = sorted({f.config_key for f in expected if f.code == "EN023" and f.config_key})
+    for flag in flags:
+        stated = f"{flag}={flag_value(config, flag)}"
+        versions = as_trained_versions(profile.engine, profile.family, config, flag)
+        if versions:
+            advice.append(
+                f"the forward runs show {', '.join(versions)} computing {stated} as trained: "
+                f"serve with {'it' if len(versions) == 1 else 'one of them'} (then run fix for "
+                "that version), or retrain for this one"
+            )
+        else:
+            advice.append(
+                f"no {profile.engine} version the forward runs cover computes {stated} as "
+                "trained: retrain, or serve with an engine the runs show doing so"
+            )
+    return "; ".join(advice) or None

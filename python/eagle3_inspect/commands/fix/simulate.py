@@ -20,7 +20,11 @@ from eagle3_inspect.rules.family.check import check_family, check_family_target
 from eagle3_inspect.rules.family.model import Family
 
 # Findings no conversion of the drafter can fix: the target class cannot capture aux states.
-UNFIXABLE = {"EN006"}
+UNFIXABLE = {"EN006", "EN023"}
+# Of those, the ones every conversion keeps, so no candidate is scored by them (EN023: the draft
+# forward, measured, computes otherwise with a norm flag the engine has no switch for; a config
+# style that only moves the flag out of the rules' sight would win the score otherwise).
+UNSCORED = {"EN023"}
 
 
 def simulate(
@@ -55,6 +59,7 @@ def score(findings: list[Finding]) -> tuple[int, int, int]:
     """(refused, errors, warnings) of unfolded findings: lower is a drafter the engine loads
     more faithfully. A refusal counts first: a form the engine cannot read is worse than any
     it reads, however many findings the refused one would otherwise have."""
+    findings = [f for f in findings if f.code not in UNSCORED]
     errs = errors(findings)
     return (
         int(any(f.code in REFUSALS for f in errs)),

@@ -17,7 +17,7 @@ from eagle3_inspect.findings import Finding
 from eagle3_inspect.reader.draft_config import AUX_ID_LOCATIONS
 from eagle3_inspect.rules.en.conditions import first_present
 from eagle3_inspect.rules.en.emit import finding
-from eagle3_inspect.rules.en.forward_runs import AuxRun, aux_run
+from eagle3_inspect.rules.en.forward_runs import AuxRun, aux_run, producer_default_ids
 from eagle3_inspect.rules.en.profile import FamilyProfile
 
 KNOWN_LOCATIONS = AUX_ID_LOCATIONS
@@ -62,8 +62,54 @@ def _measured(profile: FamilyProfile, run: AuxRun, key: str | None, what: str) -
     ]
 
 
+def _ignored_ids(
+    profile: FamilyProfile,
+    config: Mapping[str, Any],
+    target_num_layers: int | None,
+    target_architecture: str | None,
+) -> list[Finding] | None:
+    """Ids at a location the engine does not read, where a capture run measured the engine's
+    default layers as this format's producers' default ones: nothing when the ids are those
+    defaults, EN022 when the drafter was trained on other layers; None when no run covers it."""
+    run = aux_run(profile.label, config, None, target_architecture)
+    if run is None or run.verdict != "as-trained" or target_num_layers is None:
+        return None
+    for location in KNOWN_LOCATIONS:
+        value = first_present(config, [location])
+        ids = _ids(value[1]) if value is not None else None
+        if ids is None:
+            continue
+        default = producer_default_ids(config, target_num_layers)
+        if ids == default:
+            return []
+        return [
+            finding(
+                profile,
+                "EN022",
+                f"{profile.label} reads none of this config's aux ids ({location}={ids}) and "
+                f"feeds its default layers, which are the producers' default ids {default} for "
+                f"a {target_num_layers}-layer target: the drafter was trained on other states "
+                f"({run.evidence(profile.label)})",
+                config_key=location,
+            )
+        ]
+    return None
+
+
+def _stated(config: Mapping[str, Any], location: str) -> bool:
+    """Whether the config has the key at `location` (a dotted path), whatever its value."""
+    node: Any = config
+    *parents, last = location.split(".")
+    for key in parents:
+        node = node.get(key) if isinstance(node, Mapping) else None
+    return isinstance(node, Mapping) and last in node
+
+
 def _location_findings(
-    profile: FamilyProfile, config: Mapping[str, Any], target_architecture: str | None
+    profile: FamilyProfile,
+    config: Mapping[str, Any],
+    target_architecture: str | None,
+    target_num_layers: int | None = None,
 ) -> tuple[list[Finding], tuple[str, list[int]] | None]:
     findings: list[Finding] = []
     present = first_present(config, profile.aux_layer_ids)
@@ -98,9 +144,25 @@ def _location_findings(
             )
     if read is None:
         key = profile.aux_layer_ids[0] if profile.aux_layer_ids else None
-        # The runs show both engines' defaults are the layers SpecForge trains on by default,
-        # but a config without ids does not say who trained it (fix's converted speculators
-        # configs look the same), so EN010 stays: a warning that says it is a guess.
+        # With no ids anywhere in the config, the drafter was trained on its producer's default
+        # layers; where a capture run covers this engine version, format and target, it shows
+        # whether the engine's default feeds those (both engines' defaults are the producers'
+        # defaults in every run so far). Ids at a location the engine does not read (EN003) are
+        # not that case: the drafter was trained on them, and EN010 stays.
+        elsewhere = any(first_present(config, [loc]) is not None for loc in KNOWN_LOCATIONS)
+        # An explicit null (speculators 0.3 writes one; fix keeps it when converting) is not the
+        # producers' no-ids case the runs measured: its writer's default layers are not known.
+        stated = any(_stated(config, loc) for loc in KNOWN_LOCATIONS)
+        run = None if stated else aux_run(profile.label, config, None, target_architecture)
+        if run is not None:
+            return findings + _measured(profile, run, key, "no ids: its default layers"), read
+        measured = (
+            _ignored_ids(profile, config, target_num_layers, target_architecture)
+            if elsewhere
+            else None
+        )
+        if measured is not None:
+            return findings + measured, read
         findings.append(
             finding(
                 profile,
@@ -157,7 +219,7 @@ def check_aux_layer_ids(
                 f"(default {profile.aux_default})",
             )
         ]
-    findings, read = _location_findings(profile, config, target_architecture)
+    findings, read = _location_findings(profile, config, target_architecture, target_num_layers)
     if read is None:
         return findings
     key, ids = read

@@ -1,4 +1,5 @@
-"""Config-level EN checks: served architecture, refused configs, ignored fields, norm flags."""
+"""Config-level EN checks: served architecture, refused configs, ignored fields, norm flags
+(measured by the forward runs where they cover the case, EN023; guessed elsewhere, EN007)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,10 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from eagle3_inspect.findings import Finding
+from eagle3_inspect.reader.draft_config import NORM_FLAGS
 from eagle3_inspect.rules.en.conditions import first_present, holds, shape_fact
 from eagle3_inspect.rules.en.emit import finding
+from eagle3_inspect.rules.en.forward_runs import PRODUCER_NORM_FLAGS, flag_run, flag_value
 from eagle3_inspect.rules.en.profile import FamilyProfile, NormFlag
 from eagle3_inspect.rules.family.names import family_title
 
@@ -114,13 +117,47 @@ def _effective(rule: NormFlag, config: Mapping[str, Any]) -> tuple[bool, str]:
     return rule.default, f"{where}; assumes {rule.default}"
 
 
+GUESS = " (a guess: no forward run covers {label} for this flag value and config format)"
+
+
+def _measured_flags(
+    profile: FamilyProfile, config: Mapping[str, Any], names: set[str]
+) -> tuple[list[Finding], set[str]]:
+    """EN023 for each norm flag value a forward run shows changes what the draft computes, and
+    the flags a run covers (EN007 does not guess about those). A flag the config leaves unset
+    but the tensors imply (fc_norm.*, input_norm) is not the unset case the runs measured."""
+    findings: list[Finding] = []
+    covered: set[str] = set()
+    for flag in (*NORM_FLAGS, *PRODUCER_NORM_FLAGS):
+        if flag_value(config, flag) == "unset" and _intent(flag, config, names) is not None:
+            continue
+        run = flag_run(profile.label, profile.family, config, flag)
+        if run is None:
+            continue
+        covered.add(flag)
+        if run.verdict == "differs":
+            findings.append(
+                finding(
+                    profile,
+                    "EN023",
+                    f"{profile.label}'s draft forward computes otherwise than the drafter was "
+                    f"trained to with {flag}={flag_value(config, flag)}: "
+                    f"{run.evidence(profile.label)}",
+                    config_key=flag,
+                )
+            )
+    return findings, covered
+
+
 def check_norm_flags(
     profile: FamilyProfile, config: Mapping[str, Any], names: Iterable[str]
 ) -> list[Finding]:
-    """Norm flags where the engine's effective value differs from the checkpoint's intent."""
+    """EN023 where a forward run measured a norm flag value changing the draft's output,
+    nothing where a run measured it harmless, else EN007 (a guess) where the engine's effective
+    value differs from the checkpoint's intent."""
     names = set(names)
-    findings: list[Finding] = []
-    seen: set[str] = set()
+    findings, covered = _measured_flags(profile, config, names)
+    seen: set[str] = set(covered)
     for rule in profile.norm_flags:
         if rule.name in seen or not holds(config, rule.when):
             continue
@@ -139,5 +176,12 @@ def check_norm_flags(
             )
         else:
             continue
-        findings.append(finding(profile, "EN007", message, config_key=rule.name))
+        findings.append(
+            finding(
+                profile,
+                "EN007",
+                message + GUESS.format(label=profile.label),
+                config_key=rule.name,
+            )
+        )
     return findings

@@ -1,7 +1,9 @@
 """What the forward harness (tools/engine_truth/forward/, issue 25) measured about aux states:
 per engine version whose own target-model capture was run, and per config format, whether the
-states it feeds are the ones that format's producers trained on (`forward_runs.toml`, generated
-from the committed forward and capture truth). The aux-id rules consult it before guessing."""
+states it feeds are the ones that format's producers trained on; and per norm flag value, whether
+the draft forward computes as trained with it (`forward_runs.toml`, generated from the committed
+forward, capture and single-change truth). The aux-id and norm-flag rules consult it before
+guessing."""
 
 from __future__ import annotations
 
@@ -16,9 +18,6 @@ if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised only on Python 3.10
     import tomli as tomllib
-
-# The target class the capture runs used (tests/corpus/verifiers/llama-8l).
-RUN_TARGET = "LlamaForCausalLM"
 
 
 @dataclass(frozen=True)
@@ -41,19 +40,37 @@ class AuxRun:
 
 
 @functools.lru_cache(maxsize=1)
-def _runs() -> dict[str, Any]:
-    text = (
+def _text() -> str:
+    return (
         resources.files("eagle3_inspect.rules.en")
         .joinpath("forward_runs.toml")
         .read_text(encoding="utf-8")
     )
-    return dict(tomllib.loads(text).get("runs", {}))
+
+
+@functools.lru_cache(maxsize=1)
+def _data() -> dict[str, Any]:
+    return dict(tomllib.loads(_text()))
+
+
+def _runs() -> dict[str, Any]:
+    return dict(_data().get("runs", {}))
 
 
 def config_format(config: Mapping[str, Any]) -> str:
     """`speculators` (a speculators_config: trained on vLLM's capture by speculators' datagen)
     or `hf` (SGLang / SpecForge / Model-Optimizer layout)."""
     return "speculators" if "speculators_config" in config else "hf"
+
+
+def producer_default_ids(config: Mapping[str, Any], num_layers: int) -> list[int]:
+    """The aux ids this config format's producers train on when given none, for a target of
+    `num_layers` layers: SpecForge `algorithms/model_providers.py resolve_eagle_capture_layers`
+    and Model-Optimizer [1, N//2-1, N-4] (output-of: stream[2, N//2, N-3]); speculators
+    `models/utils.py resolve_target_layer_ids` [2, N//2, N-3] (input-of, the same stream)."""
+    if config_format(config) == "speculators":
+        return [2, num_layers // 2, num_layers - 3]
+    return [1, num_layers // 2 - 1, num_layers - 4]
 
 
 def aux_run(
@@ -63,17 +80,104 @@ def aux_run(
     engine read ids from (`key`; None: it found none); None when no run covers it (another
     target class, version, format, or an `hf` config with ids outside `eagle_config`, which no
     corpus producer writes)."""
-    if target_architecture != RUN_TARGET:  # unknown (no --target) or another class: not run
+    if target_architecture is None:  # no --target: the run's target class is unknown
         return None
-    fmt = config_format(config)
+    fmt = run_format(config)
     if key is not None and fmt == "hf" and not key.startswith("eagle_config."):
         return None
     item = _runs().get(label, {}).get(fmt, {}).get("ids" if key is not None else "default")
-    if item is None:
-        return None
+    if item is None or target_architecture not in item["targets"]:
+        return None  # no run for this version, format and case, or for this target class
     return AuxRun(
         str(item["verdict"]),
         tuple(item["drafters"]),
         str(item["top1_on_trained_inputs"]),
         tuple(item["capture"]),
     )
+
+
+@dataclass(frozen=True)
+class FlagRun:
+    """What the runs measured for one norm flag value on one engine version and config format:
+    `differs` (a single-change re-run showed this value is what makes the draft compute
+    something else) or `as-trained` (drafters with this value agree on every draft token)."""
+
+    verdict: str
+    drafters: tuple[str, ...]
+    top1: tuple[str, ...]
+    engine_code: tuple[str, ...]
+
+    def evidence(self, label: str) -> str:
+        """One line naming the runs, for a finding's message."""
+        code = f"{label} {'; '.join(self.engine_code)}: " if self.engine_code else ""
+        return f"{code}measured top-1 agreement {'; '.join(self.top1)}"
+
+
+# The draft family the forward runs cover: the Llama EAGLE-3 draft (llama_eagle3.py).
+RUN_FAMILY = "eagle3"
+# Norm flags one producer's export writes and no engine reads, measured like the shared ones:
+# Model-Optimizer's eagle_config.use_input_layernorm_in_first_layer (its first layer applies
+# input_layernorm to the hidden states before hidden_norm; the engines apply hidden_norm alone).
+PRODUCER_NORM_FLAGS = ("use_input_layernorm_in_first_layer",)
+
+
+# Fields only speculators writes: an hf-layout config carrying one was converted from a
+# speculators drafter (fix does that), whose norm flags mean what speculators means by them.
+SPECULATORS_FIELDS = ("embed_requires_grad", "speculators_version", "speculators_model_type")
+
+
+def run_format(config: Mapping[str, Any]) -> str:
+    """The format the run tables are keyed by: `speculators`, `hf-from-speculators` (the hf
+    layout with speculators' own fields, as fix converts a speculators drafter: no run covers
+    it, its flags and ids mean what speculators means) or `hf` (SpecForge / Model-Optimizer)."""
+    if "speculators_config" in config:
+        return "speculators"
+    return "hf-from-speculators" if any(f in config for f in SPECULATORS_FIELDS) else "hf"
+
+
+def flag_value(config: Mapping[str, Any], flag: str) -> str:
+    """The flag as the config states it (top level, else eagle_config): "true", "false" or
+    "unset", the keys of forward_runs.toml's [flags] tables."""
+    nested = config.get("eagle_config")
+    for where in (config, nested if isinstance(nested, Mapping) else {}):
+        if flag in where:
+            return "true" if where[flag] else "false"
+    return "unset"
+
+
+def flag_run(label: str, family: str, config: Mapping[str, Any], flag: str) -> FlagRun | None:
+    """The measured case for `flag` as this config states it on engine version `label`; None
+    when no run covers it (another draft family, version, format or value)."""
+    if family != RUN_FAMILY:
+        return None
+    flags = dict(_data().get("flags", {}))
+    item = (
+        flags.get(label, {}).get(run_format(config), {}).get(flag, {}).get(flag_value(config, flag))
+    )
+    if item is None:
+        return None
+    return FlagRun(
+        str(item["verdict"]),
+        tuple(item["drafters"]),
+        tuple(item["top1"]),
+        tuple(item.get("engine_code", ())),
+    )
+
+
+def as_trained_versions(
+    engine: str, family: str, config: Mapping[str, Any], flag: str
+) -> list[str]:
+    """The run versions of `engine` (labels, oldest first) measured computing `flag` as this
+    config states it as trained."""
+    labels = [label for label in _data().get("flags", {}) if label.startswith(f"{engine}@")]
+    found = [
+        label
+        for label in labels
+        if (run := flag_run(label, family, config, flag)) is not None
+        and run.verdict == "as-trained"
+    ]
+    return sorted(found, key=lambda label: _version_key(label.split("@", 1)[1]))
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(p) if p.isdigit() else -1 for p in version.split("."))
