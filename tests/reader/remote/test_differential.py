@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import eagle3_inspect
+from eagle3_inspect.errors import InvalidArgumentError
 from eagle3_inspect.synthetic.demo import ENGINE
 from tests.reader.remote.test_commands import findings_without_paths, tensor_table
 
@@ -61,6 +62,12 @@ def test_local_and_remote_agree(hub, published, tmp_path, case):
     assert findings_without_paths(remote.findings, remote_path) == findings_without_paths(
         here.findings, folder
     )
+    if case == "target":
+        # A target model is not a drafter: validate refuses it, remotely as locally.
+        for path in (remote_path, folder):
+            with pytest.raises(InvalidArgumentError, match="this is a target model, not a drafter"):
+                eagle3_inspect.validate(path, engine=ENGINE, stats=False)
+        return
     for stats in (False, True):
         a = eagle3_inspect.validate(remote_path, engine=ENGINE, stats=stats)
         b = eagle3_inspect.validate(folder, engine=ENGINE, stats=stats)

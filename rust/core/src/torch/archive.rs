@@ -4,6 +4,15 @@
 //! `data.pkl` run through the restricted machine, and each storage's `data/<key>` record
 //! holding exactly the bytes the pickle declares. Records are stored (zero-copy) or deflated
 //! (inflated on read); any other compression, or encryption, is refused.
+//!
+//! Every record torch extracts is checked as its zip reader (miniz) checks it before handing
+//! the bytes over: besides those above, `.data/serialization_id` and `.format_version` (read,
+//! not interpreted) and `.storage_alignment` (which must be an integer to Python's `int()`).
+//! A record with data needs its local header (signature, name and extra lengths) and its data
+//! inside the file; an empty record is never looked at past its directory entry; CRCs and the
+//! local header's sizes, method and flags are not checked (torch builds miniz without its
+//! reader's CRC checks). Each rule was found by running `torch.load` on archives that differ
+//! from a `torch.save` one in that byte alone (`docs/torch-pickle.md`).
 
 use super::bytes::FileBytes;
 use super::pickle::{self, PICKLE_CAP};
@@ -26,10 +35,11 @@ fn problem(code: Code, path: &Path, at: u64, message: impl std::fmt::Display) ->
     finding(code, FORMAT, path, message).at(at)
 }
 
-/// The records of one archive, by name under its folder.
+/// The records of one archive, by name under its folder, in ASCII lower case: torch's zip
+/// reader (miniz, asked without `MZ_ZIP_FLAG_CASE_SENSITIVE`) finds `DATA.pkl` as `data.pkl`.
 struct Records<'e> {
     prefix: String,
-    by_name: HashMap<&'e str, &'e Entry>,
+    by_name: HashMap<String, &'e Entry>,
 }
 
 fn records<'e>(entries: &'e [Entry], path: &Path, out: &mut Vec<Finding>) -> Option<Records<'e>> {
@@ -62,13 +72,13 @@ fn records<'e>(entries: &'e [Entry], path: &Path, out: &mut Vec<Finding>) -> Opt
             ));
             return None;
         };
-        if by_name.insert(name, entry).is_some() {
+        if by_name.insert(name.to_ascii_lowercase(), entry).is_some() {
             out.push(problem(
                 Code::PT002,
                 path,
                 entry.at,
                 format!(
-                    "the record {:?} appears twice: readers may take either copy",
+                    "the record {:?} appears twice (torch's zip reader matches names regardless of case): readers may take either copy",
                     entry.name
                 ),
             ));
@@ -139,6 +149,18 @@ fn check_entry(
         ));
         return None;
     }
+    if entry.patch() {
+        out.push(problem(
+            Code::PT003,
+            path,
+            entry.at,
+            format!(
+                "the record {:?} is a compressed patch; not read",
+                entry.name
+            ),
+        ));
+        return None;
+    }
     if entry.method != 0 && entry.method != 8 {
         out.push(problem(
             Code::PT003,
@@ -163,6 +185,10 @@ fn check_entry(
         ));
         return None;
     }
+    if entry.compressed == 0 {
+        // miniz returns an empty record before it reads the local header.
+        return Some(entry.local.min(bytes.len()));
+    }
     match zip::data_start(bytes, entry) {
         Ok(start) => Some(start),
         Err(e) => {
@@ -170,6 +196,98 @@ fn check_entry(
             None
         }
     }
+}
+
+/// Checks that a deflated record whose data starts at `start` inflates to its declared size.
+fn check_inflates_at(
+    bytes: &dyn FileBytes,
+    entry: &Entry,
+    start: u64,
+    path: &Path,
+    out: &mut Vec<Finding>,
+) -> Option<()> {
+    let checked = bytes
+        .read(start, entry.compressed)
+        .and_then(|raw| check_inflates(&raw, entry.size));
+    if let Err(why) = checked {
+        out.push(problem(
+            Code::PT003,
+            path,
+            start,
+            format!("{}: {why}", entry.name),
+        ));
+        return None;
+    }
+    Some(())
+}
+
+/// Whether a record's text is what torch parses it as.
+type TextCheck = fn(&[u8]) -> bool;
+
+/// The records torch extracts besides `version`, `byteorder`, `data.pkl` and the storages:
+/// `.format_version`, read and not interpreted (torch does not even notice a deflated one
+/// that does not inflate); `.data/serialization_id`, which torch decodes as UTF-8 text; and
+/// `.storage_alignment`, parsed with Python's `int()`.
+fn check_side_records(
+    bytes: &dyn FileBytes,
+    recs: &Records<'_>,
+    path: &Path,
+    out: &mut Vec<Finding>,
+) -> Option<()> {
+    if let Some(entry) = recs.by_name.get(".format_version") {
+        check_entry(bytes, entry, path, out)?;
+    }
+    let checks: [(&str, TextCheck, &str); 2] = [
+        (
+            ".data/serialization_id",
+            |t| std::str::from_utf8(t).is_ok(),
+            "UTF-8 text",
+        ),
+        (
+            ".storage_alignment",
+            python_int,
+            "an integer to Python's int()",
+        ),
+    ];
+    for (name, valid, what) in checks {
+        let Some(entry) = recs.by_name.get(name) else {
+            continue;
+        };
+        let (text, _) = record_bytes(bytes, entry, 64 << 10, path, out)?;
+        if !valid(&text) {
+            out.push(problem(
+                Code::PT004,
+                path,
+                entry.local,
+                format!(
+                    "the record {:?} holds {:?}, not {what}: torch.load refuses the archive",
+                    entry.name,
+                    String::from_utf8_lossy(&text)
+                ),
+            ));
+            return None;
+        }
+    }
+    Some(())
+}
+
+/// Whether Python's `int()` parses `text`: ASCII whitespace around an optional sign and decimal
+/// digits, single underscores only between digits, at most 4300 digits (`int_max_str_digits`).
+fn python_int(text: &[u8]) -> bool {
+    let space = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r');
+    let Some(first) = text.iter().position(|b| !space(b)) else {
+        return false;
+    };
+    let last = text.iter().rposition(|b| !space(b)).unwrap_or(first);
+    let mut body = &text[first..=last];
+    if let [b'+' | b'-', rest @ ..] = body {
+        body = rest;
+    }
+    let digits = body.iter().filter(|b| b.is_ascii_digit()).count();
+    let well_formed = body
+        .split(|&b| b == b'_')
+        .all(|run| !run.is_empty() && run.iter().all(u8::is_ascii_digit));
+    well_formed && digits <= 4300
 }
 
 /// `std::stoull`: leading whitespace, then digits (what `torch.load` parses a version with).
@@ -297,6 +415,9 @@ pub fn read(bytes: &dyn FileBytes, path: &Path, out: &mut Vec<Finding>) -> Optio
     let Some(swap) = byte_order(bytes, &recs, path, out) else {
         return refused(out);
     };
+    if check_side_records(bytes, &recs, path, out).is_none() {
+        return refused(out);
+    }
     let Some(pkl) = recs.by_name.get("data.pkl") else {
         out.push(problem(
             Code::PT004,
@@ -371,7 +492,7 @@ fn locate(
         .iter()
         .map(|s| {
             let name = format!("data/{}", s.key);
-            let Some(entry) = recs.by_name.get(name.as_str()) else {
+            let Some(entry) = recs.by_name.get(&name.to_ascii_lowercase()) else {
                 out.push(problem(Code::PT009, path,
                     offset(s.at),
                     format!("the pickle names the storage {}{name}, which the archive does not hold", recs.prefix),
@@ -392,28 +513,24 @@ fn locate(
             if let Some(known) = seen.get(s.key.as_str()) {
                 return known.clone();
             }
-            let located = check_entry(bytes, entry, path, out).and_then(|start| match entry.method {
-                0 => Some(Located {
-                    base: Base::File,
-                    start,
-                }),
-                _ => {
-                    let checked = bytes
-                        .read(start, entry.compressed)
-                        .and_then(|raw| check_inflates(&raw, entry.size));
-                    if let Err(why) = checked {
-                        out.push(problem(Code::PT003, path, start, format!("{}: {why}", entry.name)));
-                        return None;
-                    }
-                    Some(Located {
-                        base: Base::Deflated {
-                            at: start,
-                            compressed: entry.compressed,
-                            size: entry.size,
-                        },
-                        start: 0,
-                    })
+            // An empty record is empty whatever its method says (miniz returns it unread).
+            let stored = entry.method == 0 || entry.compressed == 0;
+            let located = check_entry(bytes, entry, path, out).and_then(|start| {
+                if stored {
+                    return Some(Located {
+                        base: Base::File,
+                        start,
+                    });
                 }
+                check_inflates_at(bytes, entry, start, path, out)?;
+                Some(Located {
+                    base: Base::Deflated {
+                        at: start,
+                        compressed: entry.compressed,
+                        size: entry.size,
+                    },
+                    start: 0,
+                })
             });
             seen.insert(&s.key, located.clone());
             located
@@ -423,7 +540,7 @@ fn locate(
 
 #[cfg(test)]
 mod tests {
-    use super::parse_version;
+    use super::{parse_version, python_int};
 
     #[test]
     fn versions_parse_as_stoull_does() {
@@ -432,5 +549,36 @@ mod tests {
         assert_eq!(parse_version(b"3x"), Some(3));
         assert_eq!(parse_version(b"x"), None);
         assert_eq!(parse_version(b""), None);
+    }
+
+    #[test]
+    fn storage_alignments_parse_as_python_int_does() {
+        for good in [
+            &b"64"[..],
+            b" 64\n",
+            b"+64",
+            b"-1",
+            b"0064",
+            b"6_4",
+            b"\t\x0b\x0c\r64",
+        ] {
+            assert!(python_int(good), "{good:?}");
+        }
+        for bad in [
+            &b""[..],
+            b" ",
+            b"6 4",
+            b"_64",
+            b"64_",
+            b"6__4",
+            b"0x40",
+            b"64\0",
+            b"+",
+            b"\xff",
+        ] {
+            assert!(!python_int(bad), "{bad:?}");
+        }
+        assert!(python_int(&[b'7'; 4300]));
+        assert!(!python_int(&[b'7'; 4301]));
     }
 }

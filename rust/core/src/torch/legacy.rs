@@ -191,7 +191,10 @@ fn storages(
                 return None;
             }
         };
-        let want = numel.checked_mul(elsize);
+        // A storage a view grew (torch resizes legacy storages in `Tensor.set_`) must hold
+        // the grown size in the file, as torch's `_set_from_file` compares with it.
+        let grown = unpickled.grown.get(key.as_str()).copied().unwrap_or(0);
+        let want = numel.checked_mul(elsize).map(|w| w.max(grown));
         let have = u64::try_from(count)
             .ok()
             .and_then(|c| c.checked_mul(elsize));
@@ -199,7 +202,8 @@ fn storages(
             out.push(problem(Code::PT010, path,
                 pos,
                 format!(
-                    "storage {key:?} holds {count} elements in the file, the pickle says {numel}: torch.load refuses it (\"storage has wrong byte size\")"
+                    "storage {key:?} holds {count} elements in the file, the pickle says {numel}{}: torch.load refuses it (\"storage has wrong byte size\")",
+                    if grown > numel.saturating_mul(elsize) { format!(" and a view grows it to {grown} bytes") } else { String::new() }
                 ),
             ));
             return None;

@@ -133,6 +133,10 @@ impl pickle::PersistentLoad for ZipIds {
 pub struct LegacyIds(FirstSeen);
 
 impl pickle::PersistentLoad for LegacyIds {
+    fn resizable(&self) -> bool {
+        true
+    }
+
     fn load(&mut self, args: &[Value], arena: &Arena, at: usize) -> Result<StorageRef, String> {
         let [class, key, location, n, view] = args else {
             return Err(format!(

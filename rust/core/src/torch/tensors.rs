@@ -10,7 +10,7 @@ use super::view::{is_contiguous, span_elements, Base, Layout};
 use super::{finding, unreadable_entry, Format};
 use crate::finding::Finding;
 use crate::header::TensorEntry;
-use crate::Code;
+use crate::{Code, Dtype};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
@@ -248,7 +248,7 @@ fn entry(
         // The storage's findings say why its bytes cannot be had.
         return unreadable_entry(name, dtype_name, shape, at);
     };
-    let Some(layout) = layout(located, t, elsize, found.swap) else {
+    let Some(layout) = layout(located, t, dtype, elsize, found.swap) else {
         return unreadable_entry(name, dtype_name, shape, at);
     };
     let numel: u64 = t.shape.iter().product();
@@ -291,7 +291,13 @@ fn entry(
 }
 
 /// The layout of tensor `t` over its storage's bytes (the start checked not to overflow).
-fn layout(located: &Located, t: &TensorRef, elsize: u64, swap: bool) -> Option<Layout> {
+fn layout(
+    located: &Located,
+    t: &TensorRef,
+    dtype: Dtype,
+    elsize: u64,
+    swap: bool,
+) -> Option<Layout> {
     let start = t.offset.checked_mul(elsize)?.checked_add(located.start)?;
     span_elements(&t.shape, &t.stride)?
         .checked_mul(elsize)?
@@ -303,6 +309,7 @@ fn layout(located: &Located, t: &TensorRef, elsize: u64, swap: bool) -> Option<L
         strides: t.stride.clone(),
         elsize,
         swap,
+        bools: dtype == Dtype::Bool && !is_contiguous(&t.shape, &t.stride),
     })
 }
 

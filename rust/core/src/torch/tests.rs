@@ -83,6 +83,25 @@ fn the_legacy_format_reads_the_same_tensors() {
 }
 
 #[test]
+fn a_legacy_view_past_its_storage_grows_it_as_torch_does() {
+    // Fuzz cases 10636 and 23015 of seed 3: torch makes legacy storages resizable, so
+    // `Tensor.set_` grows one to a view past its declared end; the file must then hold the
+    // grown size. Zip storages are not resizable: the same view is refused there.
+    let mut spec = Spec::plain("w", "FloatStorage", "0", &[4]);
+    spec.numel = 2;
+    let pickle = state_dict(std::slice::from_ref(&spec), true);
+    let values = f32s(&[1.0, 2.0, 3.0, 4.0]);
+    let file = read_legacy(&legacy(pickle.clone(), &[("0", 4, values.clone())]));
+    assert_eq!(codes(&file), vec!["PT012"], "{:?}", file.findings);
+    assert!(file.header.unwrap().tensors[0].readable);
+    let short = read_legacy(&legacy(pickle, &[("0", 4, values[..8].to_vec())]));
+    assert_eq!(codes(&short), vec!["PT010"], "{:?}", short.findings);
+    let zip_pickle = state_dict(std::slice::from_ref(&spec), false);
+    let zipped = read_zip(&torch_zip(zip_pickle, &[("0", values[..8].to_vec())]));
+    assert_eq!(codes(&zipped), vec!["PT007"]);
+}
+
+#[test]
 fn a_legacy_storage_whose_count_disagrees_is_refused() {
     let specs = [Spec::plain("w", "FloatStorage", "0", &[2])];
     let mut bytes = legacy(state_dict(&specs, true), &[("0", 4, f32s(&[1.0, 2.0]))]);
@@ -273,6 +292,68 @@ fn what_torch_refuses_about_tensors_is_refused() {
 }
 
 #[test]
+fn a_call_with_an_argument_count_its_function_does_not_take_is_refused() {
+    // Fuzz case 3872 of seed 2: `_rebuild_qtensor("touch ...")`. torch calls the function and
+    // raises "missing 6 required positional arguments"; a call it accepts stays PT011 (listed,
+    // not read).
+    let call = |args: usize| {
+        let mut p = P::new();
+        p.op(ops::EMPTY_DICT)
+            .str("q")
+            .global("torch._utils", "_rebuild_qtensor")
+            .op(ops::MARK);
+        for _ in 0..args {
+            p.op(ops::NONE);
+        }
+        p.op(ops::TUPLE).op(ops::REDUCE).op(ops::SETITEM);
+        read_legacy(&legacy(p.stop(), &[]))
+    };
+    for args in [1, 6, 8] {
+        let file = call(args);
+        assert_eq!(codes(&file), vec!["PT007"], "{args}: {:?}", file.findings);
+        let message = &file.findings[0].message;
+        assert!(
+            message.contains(&format!("_rebuild_qtensor takes 7 arguments, got {args}")),
+            "{message}"
+        );
+        assert!(file.findings[0].offset.is_some());
+    }
+    assert_eq!(codes(&call(7)), vec!["PT011"]);
+}
+
+#[test]
+fn torch_device_takes_what_its_argument_parser_takes() {
+    // Fuzz case 18427 of seed 4: `torch.device` called with a tensor's six arguments.
+    let call = |args: &[&[u8]]| {
+        let mut p = P::new();
+        p.op(ops::EMPTY_DICT)
+            .str("d")
+            .global("torch", "device")
+            .op(ops::MARK);
+        for arg in args {
+            p.raw(arg);
+        }
+        p.op(ops::TUPLE).op(ops::REDUCE).op(ops::SETITEM);
+        codes(&read_legacy(&legacy(p.stop(), &[])))
+    };
+    let cpu = &b"X\x03\x00\x00\x00cpu"[..];
+    let x = &b"X\x01\x00\x00\x00x"[..];
+    for refused in [
+        &[][..],
+        &[&b"N"[..]],
+        &[&b"G?\xf8\x00\x00\x00\x00\x00\x00"[..]],
+        &[cpu, x],
+        &[cpu, &b"J\xff\xff\xff\xff"[..]],
+        &[cpu, &b"K\x00"[..], &b"K\x01"[..]],
+    ] {
+        assert_eq!(call(refused), vec!["PT007"], "{refused:?}");
+    }
+    for taken in [&[cpu][..], &[cpu, &b"K\x00"[..]], &[&b"K\x01"[..]]] {
+        assert!(!call(taken).contains(&"PT007"), "{taken:?}");
+    }
+}
+
+#[test]
 fn archives_torch_does_not_read_are_refused() {
     let (pickle, storages) = two_tensors();
     let good = |name: &str| (format!("archive/{name}"), Vec::new());
@@ -334,6 +415,198 @@ fn archives_torch_does_not_read_are_refused() {
     assert_eq!(codes(&read_zip(&missing)), vec!["PT009"]);
     missing.truncate(missing.len() - 30);
     assert_eq!(codes(&read_zip(&missing)), vec!["PT002"]);
+}
+
+/// An archive with every record torch 2.15 writes (and one it never reads), the storage
+/// record `data/1` empty, `.storage_alignment` holding `alignment`.
+fn torch_2_15_zip(alignment: &[u8]) -> Vec<u8> {
+    let specs = [
+        Spec::plain("w", "FloatStorage", "0", &[2]),
+        Spec::plain("empty", "FloatStorage", "1", &[0]),
+    ];
+    let records: Vec<(&str, Vec<u8>)> = vec![
+        ("data.pkl", state_dict(&specs, false)),
+        (".format_version", b"1".to_vec()),
+        (".storage_alignment", alignment.to_vec()),
+        ("byteorder", b"little".to_vec()),
+        ("data/0", f32s(&[1.0, 2.0])),
+        ("data/1", Vec::new()),
+        ("version", b"3\n".to_vec()),
+        (".data/serialization_id", b"1234567890".to_vec()),
+        ("notes", b"not a record torch reads".to_vec()),
+    ];
+    let records: Vec<(String, Vec<u8>)> = records
+        .into_iter()
+        .map(|(name, data)| (format!("archive/{name}"), data))
+        .collect();
+    zip(&records)
+}
+
+/// Where the local header of `archive/<name>` starts (its name followed by the builder's
+/// extra field, which the central directory's copy of the name is not).
+fn local_header(bytes: &[u8], name: &str) -> usize {
+    let mut key = format!("archive/{name}").into_bytes();
+    key.extend_from_slice(b"FB");
+    bytes.windows(key.len()).position(|w| w == key).unwrap() - 30
+}
+
+#[test]
+fn every_record_torch_extracts_is_checked_as_its_zip_reader_checks_it() {
+    // Fuzz cases 2039, 3916, 5023 and 5651 of seed 2: a corrupt local header of
+    // .storage_alignment or .format_version, which torch's miniz refuses to extract.
+    let good = torch_2_15_zip(b"64");
+    let file = read_zip(&good);
+    assert!(file.findings.is_empty(), "{:?}", file.findings);
+    let read = [
+        "data.pkl",
+        ".format_version",
+        ".storage_alignment",
+        "byteorder",
+        "data/0",
+        "version",
+        ".data/serialization_id",
+    ];
+    for name in read {
+        let at = local_header(&good, name);
+        // The signature, the name length (the data then starts past the end of the file).
+        for (field, value) in [(2, &[0x09u8][..]), (26, &[0xff, 0xff])] {
+            let mut bad = good.clone();
+            bad[at + field..at + field + value.len()].copy_from_slice(value);
+            let file = read_zip(&bad);
+            assert_eq!(
+                codes(&file),
+                vec!["PT002"],
+                "{name} +{field}: {:?}",
+                file.findings
+            );
+            let offset = file.findings[0].offset.unwrap();
+            assert!(offset < bad.len() as u64);
+            assert!(
+                file.findings[0].message.contains(name),
+                "{}",
+                file.findings[0].message
+            );
+        }
+    }
+    // What miniz does not look at: an empty record's local header, a record torch never
+    // extracts, the CRCs and the local header's sizes, method and flags.
+    for (name, field, value) in [
+        ("data/1", 2, &[0x09u8][..]),
+        ("notes", 2, &[0x09]),
+        ("data/0", 14, &[1, 2, 3, 4]),
+        ("data/0", 18, &[0x77, 0, 0, 0, 0x77, 0, 0, 0]),
+        ("data/0", 8, &[99, 0]),
+        ("data/0", 6, &[1, 0]),
+    ] {
+        let mut edited = good.clone();
+        let at = local_header(&good, name) + field;
+        edited[at..at + value.len()].copy_from_slice(value);
+        let file = read_zip(&edited);
+        assert!(
+            file.findings.is_empty(),
+            "{name} +{field}: {:?}",
+            file.findings
+        );
+        assert!(file.header.unwrap().tensors.iter().all(|t| t.readable));
+    }
+    let file = read_zip(&torch_2_15_zip(b"sixty-four"));
+    assert_eq!(codes(&file), vec!["PT004"], "{:?}", file.findings);
+    assert!(file.findings[0].message.contains(".storage_alignment"));
+    assert!(read_zip(&torch_2_15_zip(b" 6_4\n")).findings.is_empty());
+    let mut bad_id = good.clone();
+    let at = local_header(&good, ".data/serialization_id");
+    let data = at
+        + 30
+        + usize::from(u16::from_le_bytes([good[at + 26], good[at + 27]]))
+        + usize::from(u16::from_le_bytes([good[at + 28], good[at + 29]]));
+    bad_id[data] = 0xff;
+    assert_eq!(
+        codes(&read_zip(&bad_id)),
+        vec!["PT004"],
+        "torch decodes the id as UTF-8"
+    );
+    // Names are matched regardless of case, as miniz does.
+    let mut upper = good.clone();
+    let at = local_header(&good, "byteorder") + 30 + "archive/".len();
+    upper[at..at + 9].copy_from_slice(b"BYTEORDER");
+    let at = central_entry(&good, "byteorder") + 46 + "archive/".len();
+    upper[at..at + 9].copy_from_slice(b"BYTEORDER");
+    assert!(read_zip(&upper).findings.is_empty());
+}
+
+/// Where the central directory entry of `archive/<name>` starts.
+fn central_entry(bytes: &[u8], name: &str) -> usize {
+    let key = format!("archive/{name}").into_bytes();
+    bytes.windows(key.len()).rposition(|w| w == key).unwrap() - 46
+}
+
+#[test]
+fn directory_entries_are_checked_as_torchs_zip_reader_checks_them() {
+    let good = torch_2_15_zip(b"64");
+    let edit = |name: &str, field: usize, value: &[u8]| {
+        let mut bytes = good.clone();
+        let at = central_entry(&good, name) + field;
+        bytes[at..at + value.len()].copy_from_slice(value);
+        codes(&read_zip(&bytes))
+    };
+    let none: Vec<&str> = Vec::new();
+    // When miniz opens the archive, every entry, read or not: stored sizes that differ (with
+    // method and time both 0), data with no compressed bytes, a disk past 1, data past the
+    // end of the file, a masked local header.
+    for name in ["notes", "data/1", "version"] {
+        assert_eq!(
+            edit(name, 24, &[0x55, 0, 0, 0]),
+            vec!["PT002"],
+            "{name} sizes"
+        );
+        assert_eq!(
+            edit(name, 20, &[0, 0, 0, 0]).len(),
+            usize::from(name != "data/1")
+        );
+        assert_eq!(edit(name, 34, &[3, 0]), vec!["PT002"], "{name} disk");
+        assert_eq!(edit(name, 34, &[1, 0]), none, "{name} disk 1");
+        assert_eq!(
+            edit(name, 42, &[0xff, 0xff, 0, 0]),
+            vec!["PT002"],
+            "{name} local"
+        );
+        assert_eq!(edit(name, 8, &[0, 0x20]), vec!["PT002"], "{name} masked");
+        assert_eq!(edit(name, 8, &[0x08, 0]), none, "{name} data descriptor");
+    }
+    // A stored record with a modification time: miniz skips its size check.
+    let mut timed = good.clone();
+    let at = central_entry(&good, "notes");
+    timed[at + 12] = 1;
+    timed[at + 20] = 0x55;
+    assert_eq!(codes(&read_zip(&timed)), none);
+    // When torch extracts a record, even an empty one: encryption, a patch, another method;
+    // a record torch never extracts may say anything there.
+    for name in ["data/1", "version"] {
+        for flags in [[1u8, 0], [0x40, 0]] {
+            assert_eq!(edit(name, 8, &flags), vec!["PT003"], "{name} {flags:?}");
+        }
+        assert_eq!(edit(name, 8, &[0x20, 0]), vec!["PT003"], "{name} patch");
+        assert_eq!(edit(name, 10, &[99, 0]), vec!["PT003"], "{name} method");
+    }
+    assert_eq!(edit("data/1", 10, &[8, 0]), none);
+    // The end record that counts must be of disk 0 with every entry on it; its comment
+    // length is not checked. This archive has no zip64 end record, so the plain one counts
+    // (in a torch.save archive the zip64 one does: fuzz cases 4a98c5a7 and 21284 of seed 3).
+    let eocd = good.len() - 22;
+    for (field, value, want) in [
+        (4, &[3u8, 0][..], vec!["PT002"]),
+        (6, &[5, 0], vec!["PT002"]),
+        (4, &[1, 0, 1, 0], vec!["PT002"]),
+        (8, &[1, 0], vec!["PT002"]),
+        (20, &[5, 0], none.clone()),
+    ] {
+        let mut bytes = good.clone();
+        bytes[eocd + field..eocd + field + value.len()].copy_from_slice(value);
+        assert_eq!(codes(&read_zip(&bytes)), want, "end record +{field}");
+    }
+    for (field, value) in [(8, &[1u8, 0][..]), (8, &[0x20, 0]), (10, &[99, 0])] {
+        assert_eq!(edit("notes", field, value), none, "notes +{field}");
+    }
 }
 
 #[test]

@@ -55,9 +55,14 @@ pub struct Entry {
 }
 
 impl Entry {
-    /// True when the entry is encrypted (flag bit 0).
+    /// True when the entry is encrypted (flag bits 0 and 6: miniz refuses both).
     pub fn encrypted(&self) -> bool {
-        self.flags & 1 != 0
+        self.flags & 0x41 != 0
+    }
+
+    /// True when the entry is a compressed patch (flag bit 5), which miniz does not read.
+    pub fn patch(&self) -> bool {
+        self.flags & 0x20 != 0
     }
 }
 
@@ -94,6 +99,10 @@ struct End {
     offset: u64,
     /// Offset of the (first) end record: the directory must end before it.
     at: u64,
+    /// This disk's number and the directory's disk number.
+    disks: (u64, u64),
+    /// The entries on this disk.
+    on_disk: u64,
 }
 
 /// True when the file's first bytes are a zip local header (what `torch.save` files start with).
@@ -112,10 +121,11 @@ fn find_end(bytes: &dyn FileBytes) -> Result<End, ZipError> {
     let tail_len = len.min(EOCD_LEN + 0xffff);
     let tail_at = len - tail_len;
     let tail = read(bytes, tail_at, tail_len, "the end of the archive")?;
-    let found = (0..=tail.len() - EOCD_LEN as usize).rev().find(|&i| {
-        le32(&tail, i) == EOCD_SIG
-            && i as u64 + EOCD_LEN + u64::from(le16(&tail, i + 20)) <= tail_len
-    });
+    // As miniz: the last signature with a whole record after it (the comment length is not
+    // checked: torch.load reads archives whatever it says).
+    let found = (0..=tail.len() - EOCD_LEN as usize)
+        .rev()
+        .find(|&i| le32(&tail, i) == EOCD_SIG);
     let Some(i) = found else {
         return err(
             "no end-of-central-directory record: not a zip archive, or cut short",
@@ -123,16 +133,14 @@ fn find_end(bytes: &dyn FileBytes) -> Result<End, ZipError> {
         );
     };
     let at = tail_at + i as u64;
-    let (disk, cd_disk) = (le16(&tail, i + 4), le16(&tail, i + 6));
     let mut end = End {
         entries: u64::from(le16(&tail, i + 10)),
         size: u64::from(le32(&tail, i + 12)),
         offset: u64::from(le32(&tail, i + 16)),
         at,
+        disks: (u64::from(le16(&tail, i + 4)), u64::from(le16(&tail, i + 6))),
+        on_disk: u64::from(le16(&tail, i + 8)),
     };
-    if disk != 0 || cd_disk != 0 {
-        return err("a multi-disk archive", at);
-    }
     // As miniz (torch's zip reader) does: a zip64 locator right before the end record points
     // at the zip64 end record, which must lie inside the file; when its signature is there,
     // its fields are the ones that count.
@@ -140,6 +148,17 @@ fn find_end(bytes: &dyn FileBytes) -> Result<End, ZipError> {
     let zip64 = zip64_end(bytes, &mut end)?;
     if saturated && !zip64 {
         return err("zip64 fields without a zip64 end record", at);
+    }
+    // Of the end record that counts (the zip64 one when there is one), as torch's miniz
+    // refuses any other: disk 0, the directory on disk 0, and every entry on this disk.
+    if end.disks != (0, 0) || end.on_disk != end.entries {
+        return err(
+            format!(
+                "a multi-disk archive (disk {}, directory on disk {}, {} of {} entries on this disk): torch's zip reader refuses it",
+                end.disks.0, end.disks.1, end.on_disk, end.entries
+            ),
+            at,
+        );
     }
     Ok(end)
 }
@@ -167,6 +186,15 @@ fn zip64_end(bytes: &dyn FileBytes, end: &mut End) -> Result<bool, ZipError> {
     if le32(&rec, 0) != ZIP64_EOCD_SIG {
         return Ok(false);
     }
+    let total_disks = le32(&loc, 16);
+    if total_disks != 1 {
+        return err(
+            format!("the zip64 locator says {total_disks} disks: torch's zip reader refuses a multi-disk archive"),
+            loc_at,
+        );
+    }
+    end.disks = (u64::from(le32(&rec, 16)), u64::from(le32(&rec, 20)));
+    end.on_disk = le64(&rec, 24);
     end.entries = le64(&rec, 32);
     end.size = le64(&rec, 40);
     end.offset = le64(&rec, 48);
@@ -257,10 +285,55 @@ pub fn read_directory(bytes: &dyn FileBytes) -> Result<Vec<Entry>, ZipError> {
             at,
         };
         zip64_sizes(&mut entry, &rest[n..n + x])?;
+        check_as_miniz_opens(&entry, le32(fixed, 10), le16(fixed, 34), bytes.len())?;
         entries.push(entry);
         pos += 46 + n + x + c;
     }
     Ok(entries)
+}
+
+/// What miniz (torch's zip reader) refuses of any directory entry when it opens the archive,
+/// whether or not the record is ever read: a stored record whose sizes differ (miniz reads
+/// the method and the modification time as one 32-bit word, so only when both are zero, as
+/// `torch.save` writes them), data declared with no compressed bytes, a disk number other
+/// than 0 or 1, a local header whose data would end past the file, and a masked local header.
+fn check_as_miniz_opens(
+    entry: &Entry,
+    method_and_time: u32,
+    disk: u16,
+    file_len: u64,
+) -> Result<(), ZipError> {
+    let why = if method_and_time == 0 && entry.compressed != entry.size {
+        format!(
+            "the stored record {:?} declares {} bytes compressed but {} uncompressed",
+            entry.name, entry.compressed, entry.size
+        )
+    } else if entry.size != 0 && entry.compressed == 0 {
+        format!(
+            "the record {:?} declares {} bytes but no compressed bytes",
+            entry.name, entry.size
+        )
+    } else if disk > 1 {
+        format!("the record {:?} is on disk {disk}", entry.name)
+    } else if entry
+        .local
+        .checked_add(LOCAL_LEN)
+        .and_then(|e| e.checked_add(entry.compressed))
+        .is_none_or(|e| e > file_len)
+    {
+        format!(
+            "the record {:?}: its local header at byte offset {} and {} bytes run past the end of the file",
+            entry.name, entry.local, entry.compressed
+        )
+    } else if entry.flags & 0x2000 != 0 {
+        format!("the record {:?} has a masked local header", entry.name)
+    } else {
+        return Ok(());
+    };
+    err(
+        format!("{why}: torch's zip reader refuses the archive"),
+        entry.at,
+    )
 }
 
 /// Replaces the saturated 32-bit fields by the zip64 extra field's values, in their order.

@@ -1,13 +1,15 @@
 //! What `REDUCE`, `NEWOBJ` and `BUILD` mean for the allowed globals: each interpreted call is
 //! read as the description of what torch would build (a tensor view, an `OrderedDict`, a
 //! `torch.Size`), with the argument checks torch's own functions make (`Tensor.set_`'s bounds,
-//! `requires_grad` on integer tensors), so a file torch refuses is refused here too. Nothing is
-//! called; a call of any other allowed global gives an opaque value.
+//! which a resizable legacy storage grows to instead, `requires_grad` on integer tensors), so a
+//! file torch refuses is refused here too. Nothing is called; a call of any other allowed
+//! global gives an opaque value, once its argument count is one its signature takes (torch
+//! raises a TypeError for any other).
 
 use super::globals::{Global, StorageClass};
 use super::machine::Machine;
 use super::value::{Dict, DictKind, Object, Value};
-use super::{Refusal, TensorRef};
+use super::{Refusal, StorageRef, TensorRef};
 use crate::torch::dtypes::{self, TorchDtype};
 use std::rc::Rc;
 
@@ -28,6 +30,16 @@ fn opaque(name: String) -> Value {
 pub(super) fn call(m: &mut Machine<'_>, func: &Global, args: &Value) -> Step<Value> {
     let name = func.name();
     let a = items(m, args, &name)?;
+    if let Some((least, most)) = func.arity() {
+        if a.len() < least || most.is_some_and(|most| a.len() > most) {
+            let want = match most {
+                Some(most) if most == least => least.to_string(),
+                Some(most) => format!("{least} to {most}"),
+                None => format!("at least {least}"),
+            };
+            return m.malformed(arity(&name, &want, a.len()));
+        }
+    }
     match func {
         Global::OrderedDict | Global::Counter => {
             let kind = if *func == Global::Counter {
@@ -132,6 +144,8 @@ pub(super) fn call(m: &mut Machine<'_>, func: &Global, args: &Value) -> Step<Val
         Global::Storage(StorageClass::Typed(_)) | Global::Dtype(_) => {
             m.malformed(format!("{name} is not callable"))
         }
+        Global::Other(other) if &**other == "torch._utils._rebuild_qtensor" => qtensor(m, name, &a),
+        Global::Other(other) if &**other == "torch.device" => device(m, name, &a),
         Global::Tensor | Global::Storage(_) | Global::Other(_) => Ok(opaque(name)),
     }
 }
@@ -236,6 +250,9 @@ fn dict_from(m: &mut Machine<'_>, kind: DictKind, a: &[Value]) -> Step<Value> {
                 _ => return m.malformed("OrderedDict takes a mapping or pairs"),
             };
             for (k, v) in pairs {
+                if let Some(kind) = m.arena.unhashable(&k) {
+                    return m.malformed(format!("OrderedDict with an unhashable {kind} key"));
+                }
                 dict.set(k, v);
             }
         }
@@ -336,35 +353,8 @@ fn rebuild(
     };
     let storage = m.storages[*sid as usize].clone();
     let dtype = dtype.unwrap_or(storage.dtype);
-    let Value::Int(offset) = offset else {
-        return m.malformed("the storage offset is not an integer");
-    };
-    let shape = ints(m, size, "the size")?;
-    let strides = ints(m, stride, "the stride")?;
-    if shape.len() != strides.len() {
-        return m.malformed(format!(
-            "mismatch in length of strides ({}) and shape ({})",
-            strides.len(),
-            shape.len()
-        ));
-    }
-    if *offset < 0 {
-        return m.malformed(format!("invalid storage offset {offset}"));
-    }
-    if let Some(d) = shape.iter().find(|&&d| d < 0) {
-        return m.malformed(format!("negative dimension {d}"));
-    }
-    if let Some(s) = strides.iter().find(|&&s| s < 0) {
-        return m.malformed(format!("negative stride {s}"));
-    }
-    let shape: Vec<u64> = shape.iter().map(|&d| d as u64).collect();
-    let strides: Vec<u64> = strides.iter().map(|&s| s as u64).collect();
-    let offset = *offset as u64;
-    let mut unsupported = None;
-    match (dtype.elsize, storage.nbytes()) {
-        (Some(elsize), Some(nbytes)) => check_bounds(m, &shape, &strides, offset, elsize, nbytes)?,
-        _ => unsupported = Some(format!("dtype torch.{}", dtype.name)),
-    }
+    let (offset, shape, strides, mut unsupported) =
+        view_checks(m, &storage, dtype, offset, size, stride)?;
     if let Some(grad) = grad {
         let Value::Bool(grad) = grad else {
             return m.malformed("requires_grad is not a bool");
@@ -402,18 +392,114 @@ fn rebuild(
     Ok(Value::Tensor(id))
 }
 
-/// `Tensor.set_`'s bounds check (`checkInBoundsForStorage`): a view with a zero dimension fits
-/// any storage; otherwise its last element must lie inside the storage's bytes.
-fn check_bounds(
+/// A checked view: storage offset, shape, strides, and why it is not read (a dtype with no
+/// size here).
+type View = (u64, Vec<u64>, Vec<u64>, Option<String>);
+
+/// `Tensor.set_(storage, offset, size, stride)`'s checks of a view of `storage` as `dtype`.
+fn view_checks(
+    m: &mut Machine<'_>,
+    storage: &StorageRef,
+    dtype: TorchDtype,
+    offset: &Value,
+    size: &Value,
+    stride: &Value,
+) -> Step<View> {
+    let Value::Int(offset) = offset else {
+        return m.malformed("the storage offset is not an integer");
+    };
+    let shape = ints(m, size, "the size")?;
+    let strides = ints(m, stride, "the stride")?;
+    if shape.len() != strides.len() {
+        return m.malformed(format!(
+            "mismatch in length of strides ({}) and shape ({})",
+            strides.len(),
+            shape.len()
+        ));
+    }
+    if *offset < 0 {
+        return m.malformed(format!("invalid storage offset {offset}"));
+    }
+    if let Some(d) = shape.iter().find(|&&d| d < 0) {
+        return m.malformed(format!("negative dimension {d}"));
+    }
+    if let Some(s) = strides.iter().find(|&&s| s < 0) {
+        return m.malformed(format!("negative stride {s}"));
+    }
+    let shape: Vec<u64> = shape.iter().map(|&d| d as u64).collect();
+    let strides: Vec<u64> = strides.iter().map(|&s| s as u64).collect();
+    let offset = *offset as u64;
+    let mut unsupported = None;
+    match (dtype.elsize, storage.nbytes()) {
+        (Some(elsize), Some(declared)) => {
+            let grown = m.grown.get(&storage.key).copied().unwrap_or(0);
+            let need = view_bytes(m, &shape, &strides, offset, elsize)?;
+            // A resizable storage (legacy) grows to the view, as `Tensor.set_` resizes it;
+            // torch then wants the file to hold that many bytes (legacy.rs checks).
+            let resizable = m.resizable && storage.view.is_none();
+            if need > declared.max(grown) {
+                if !resizable {
+                    return m.malformed(format!(
+                        "sizes {shape:?}, strides {strides:?} and storage offset {offset} need {need} bytes of a storage of {declared}"
+                    ));
+                }
+                m.grown.insert(storage.key.clone(), need);
+            }
+        }
+        _ => unsupported = Some(format!("dtype torch.{}", dtype.name)),
+    }
+    Ok((offset, shape, strides, unsupported))
+}
+
+/// `_rebuild_qtensor(storage, storage_offset, size, stride, ...)` ends in `Tensor.set_` with
+/// those, so it gets the same checks (fuzz case 24674 of seed 3: a view past its storage);
+/// the quantized tensor itself is opaque (listed, not read).
+fn qtensor(m: &mut Machine<'_>, name: String, a: &[Value]) -> Step<Value> {
+    if let [Value::Storage(sid), offset, size, stride, ..] = a {
+        let storage = m.storages[*sid as usize].clone();
+        view_checks(m, &storage, storage.dtype, offset, size, stride)?;
+    }
+    Ok(opaque(name))
+}
+
+/// `torch.device(type_or_device)` / `torch.device(type, index)`: what torch 2.15's argument
+/// parser refuses, as found by calling it (fuzz case 18427 of seed 4: a tensor's arguments);
+/// a text or a non-negative index is left to be a device, opaque (its text is not parsed).
+fn device(m: &mut Machine<'_>, name: String, a: &[Value]) -> Step<Value> {
+    let not_text = |v: &Value| {
+        !matches!(
+            v,
+            Value::Str(_) | Value::Bytes(_) | Value::Int(_) | Value::Opaque(_)
+        )
+    };
+    let refused = match a {
+        [first] => not_text(first),
+        [first, index] => {
+            not_text(first)
+                || matches!(index, Value::Str(_))
+                || matches!(index, Value::Int(i) if *i < 0)
+        }
+        _ => true,
+    };
+    if refused {
+        return m.malformed(format!(
+            "{name}() takes a device, a type or a type and a non-negative index"
+        ));
+    }
+    Ok(opaque(name))
+}
+
+/// The storage bytes a view needs (`computeStorageNbytes`, what `Tensor.set_` checks or grows
+/// the storage to): none with a zero dimension; otherwise up to its last element.
+fn view_bytes(
     m: &Machine<'_>,
     shape: &[u64],
     strides: &[u64],
     offset: u64,
     elsize: u64,
-    nbytes: u64,
-) -> Step<()> {
+) -> Step<u64> {
     if shape.contains(&0) {
-        return Ok(());
+        return Ok(0);
     }
     let span = shape.iter().zip(strides).try_fold(1u64, |acc, (&d, &s)| {
         s.checked_mul(d - 1).and_then(|x| acc.checked_add(x))
@@ -423,9 +509,6 @@ fn check_bounds(
         .and_then(|bytes| offset.checked_mul(elsize)?.checked_add(bytes));
     match need {
         None => m.malformed("the view's storage size overflows"),
-        Some(need) if need > nbytes => m.malformed(format!(
-            "sizes {shape:?}, strides {strides:?} and storage offset {offset} need {need} bytes of a storage of {nbytes}"
-        )),
-        Some(_) => Ok(()),
+        Some(need) => Ok(need),
     }
 }

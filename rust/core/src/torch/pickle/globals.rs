@@ -5,7 +5,9 @@
 //!
 //! Of the allowed globals, the ones a state dict is made of are interpreted (the tensor rebuild
 //! functions, `OrderedDict`, the storage classes and dtypes, `torch.Size`, ...); calling any
-//! other allowed global gives an opaque value the reader reports but does not read.
+//! other allowed global gives an opaque value the reader reports but does not read. Every call
+//! of an allowed function is held to the positional arguments its signature takes (the table's
+//! `arity` lines, from `inspect.signature`), as torch's unpickler calls it with `REDUCE`'s tuple.
 
 use crate::torch::dtypes::{self, TorchDtype};
 use std::collections::{HashMap, HashSet};
@@ -88,6 +90,12 @@ impl Global {
             Global::Other(name) => name.to_string(),
         }
     }
+
+    /// The fewest and the most positional arguments the global takes when it is a function
+    /// (`None` as the most: `*args`); `None` for classes and values.
+    pub fn arity(&self) -> Option<(usize, Option<usize>)> {
+        table().arities.get(self.name().as_str()).copied()
+    }
 }
 
 /// Why a name does not resolve.
@@ -104,6 +112,7 @@ struct Table {
     blocked: HashSet<&'static str>,
     modules: HashMap<&'static str, &'static str>,
     names: HashMap<(&'static str, &'static str), (&'static str, &'static str)>,
+    arities: HashMap<&'static str, (usize, Option<usize>)>,
 }
 
 fn table() -> &'static Table {
@@ -114,6 +123,7 @@ fn table() -> &'static Table {
             blocked: HashSet::new(),
             modules: HashMap::new(),
             names: HashMap::new(),
+            arities: HashMap::new(),
         };
         for line in TABLE_TEXT.lines().filter(|l| !l.starts_with('#')) {
             let words: Vec<&'static str> = line.split(' ').collect();
@@ -129,6 +139,11 @@ fn table() -> &'static Table {
                 }
                 ["name", a, b, c, d] => {
                     t.names.insert((a, b), (c, d));
+                }
+                ["arity", name, least, most] => {
+                    if let Ok(least) = least.parse() {
+                        t.arities.insert(name, (least, most.parse().ok()));
+                    }
                 }
                 _ => {}
             }
@@ -235,6 +250,15 @@ mod tests {
     }
 
     #[test]
+    fn functions_carry_the_arguments_their_signatures_take() {
+        let qtensor = resolve("torch._utils", "_rebuild_qtensor").unwrap();
+        assert_eq!(qtensor.arity(), Some((7, Some(7))));
+        let v2 = resolve("torch._utils", "_rebuild_tensor_v2").unwrap();
+        assert_eq!(v2.arity(), Some((6, Some(7))));
+        assert_eq!(Global::OrderedDict.arity(), None);
+    }
+
+    #[test]
     fn python2_names_are_mapped_first() {
         assert_eq!(
             mapped("__builtin__", "set"),
@@ -253,6 +277,7 @@ mod tests {
         let t = table();
         assert_eq!(t.allowed.len(), 144);
         assert_eq!(t.blocked.len(), 4);
+        assert!(t.arities.keys().all(|name| t.allowed.contains(name)));
         assert!(TABLE_TEXT.starts_with("# torch 2.15"));
     }
 }

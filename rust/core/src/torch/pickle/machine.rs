@@ -23,6 +23,9 @@ pub(super) struct Machine<'a> {
     pub(super) tensors: Vec<TensorRef>,
     cells: u64,
     lossy_text: bool,
+    /// Whether `Tensor.set_` grows a storage to a view past its end (legacy files).
+    pub(super) resizable: bool,
+    pub(super) grown: HashMap<String, u64>,
 }
 
 type Step<T> = Result<T, Refusal>;
@@ -41,6 +44,8 @@ pub fn run(data: &[u8], loader: &mut dyn PersistentLoad) -> Result<Unpickled, Re
         tensors: Vec::new(),
         cells: 0,
         lossy_text: false,
+        resizable: loader.resizable(),
+        grown: HashMap::new(),
     };
     let root = m.run_loop(loader)?;
     Ok(Unpickled {
@@ -50,6 +55,7 @@ pub fn run(data: &[u8], loader: &mut dyn PersistentLoad) -> Result<Unpickled, Re
         tensors: m.tensors,
         end: m.pos,
         lossy_text: m.lossy_text,
+        grown: m.grown,
     })
 }
 
@@ -410,11 +416,8 @@ impl Machine<'_> {
     fn set_items(&mut self, items: Vec<Value>, op: &str) -> Step<()> {
         let target = self.top()?.clone();
         for key in items.iter().step_by(2) {
-            if let Value::Obj(id) = key {
-                if !matches!(self.arena.get(*id), Some(Object::Tuple(_))) {
-                    let kind = key.kind(&self.arena).to_owned();
-                    return self.malformed(format!("{op} with an unhashable {kind} key"));
-                }
+            if let Some(kind) = self.arena.unhashable(key) {
+                return self.malformed(format!("{op} with an unhashable {kind} key"));
             }
         }
         if let Value::Obj(id) = target {

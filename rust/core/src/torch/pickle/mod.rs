@@ -24,6 +24,7 @@ pub use machine::run;
 pub use value::{Arena, DictKind, Object, Value};
 
 use crate::torch::dtypes::TorchDtype;
+use std::collections::HashMap;
 
 /// The largest pickle read (a state dict pickle is about 150 bytes per tensor).
 pub const PICKLE_CAP: u64 = 512 << 20;
@@ -164,6 +165,13 @@ impl Refusal {
 pub trait PersistentLoad {
     /// The storage the id names, or why torch would refuse the id.
     fn load(&mut self, args: &[Value], arena: &Arena, at: usize) -> Result<StorageRef, String>;
+
+    /// True when torch makes the storages resizable (the legacy format's
+    /// `UntypedStorage(nbytes)`), so that `Tensor.set_` grows one to a view past its end;
+    /// false for the zip format's storages, made over their records.
+    fn resizable(&self) -> bool {
+        false
+    }
 }
 
 /// The outcome of a pickle that reached `STOP`.
@@ -182,6 +190,8 @@ pub struct Unpickled {
     /// Text that was not valid UTF-8 was read with replacement characters (lone surrogates,
     /// which torch keeps): names may differ from torch's.
     pub lossy_text: bool,
+    /// The bytes each resizable storage (by key) was grown to by a view past its declared end.
+    pub grown: HashMap<String, u64>,
 }
 
 /// Every global a pickle holds from `from` on that torch's allowlist refuses (and every opcode

@@ -152,6 +152,27 @@ pub struct Arena {
 }
 
 impl Arena {
+    /// The Python type of what makes `key` unhashable (a list, dict or set, or one inside a
+    /// tuple), as Python refuses it as a dict key; `None` when it hashes. Walked with an
+    /// explicit stack, each tuple once (a memo can share one tuple many times over).
+    pub fn unhashable(&self, key: &Value) -> Option<&'static str> {
+        let mut stack = vec![key];
+        let mut seen = std::collections::HashSet::new();
+        while let Some(v) = stack.pop() {
+            let Value::Obj(id) = v else {
+                continue;
+            };
+            if !seen.insert(*id) {
+                continue;
+            }
+            match self.get(*id)? {
+                Object::Tuple(items) => stack.extend(items.iter()),
+                other => return Some(other.kind()),
+            }
+        }
+        None
+    }
+
     /// Stores `object`; `None` when the arena already holds `u32::MAX` objects (the caller's
     /// cell cap is far below that).
     pub fn add(&mut self, object: Object) -> Option<Value> {
@@ -185,6 +206,24 @@ impl Arena {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keys_are_unhashable_as_python_says() {
+        // Fuzz case 31049 of seed 3: an OrderedDict as a dict key (torch: "unhashable type").
+        let mut arena = Arena::default();
+        let od = arena
+            .add(Object::Dict(DictKind::Ordered, Dict::default()))
+            .unwrap();
+        let list = arena.add(Object::List(Vec::new())).unwrap();
+        let ints = arena
+            .add(Object::Tuple(vec![Value::Int(1), Value::Int(2)]))
+            .unwrap();
+        let nested = arena.add(Object::Tuple(vec![ints.clone(), list])).unwrap();
+        assert_eq!(arena.unhashable(&od), Some("OrderedDict"));
+        assert_eq!(arena.unhashable(&nested), Some("list"));
+        assert_eq!(arena.unhashable(&ints), None);
+        assert_eq!(arena.unhashable(&Value::Int(3)), None);
+    }
 
     #[test]
     fn a_repeated_key_keeps_its_place_and_takes_the_last_value() {
