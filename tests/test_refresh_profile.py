@@ -133,3 +133,14 @@ def test_cli_exits_2_with_one_line_when_it_cannot_run(
     out, err = capsys.readouterr()
     assert out == ""
     assert len(err.splitlines()) == 1 and err.startswith("refresh_profile: ")
+
+
+def test_the_last_step_depends_on_where_the_version_falls(tool: ModuleType) -> None:
+    def last(version: str, changed: bool) -> str:
+        return tool.next_commands("vllm", version, "vllm-0.33.toml", changed, "0.33.0")[-2]
+
+    assert "new python/eagle3_inspect/rules/en/profiles/vllm-0.34.0.toml" in last("0.34.0", True)
+    assert last("0.34.0", False).startswith('add "0.34.0" to checked_versions')
+    # An older version is not a new profile, nor the newest profile's max_version.
+    older = last("0.32.0", True)
+    assert "older than the baseline 0.33.0" in older and "max_version = " not in older

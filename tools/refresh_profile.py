@@ -320,12 +320,15 @@ def refresh(
         },
         "changes": [asdict(c) for c in changes],
         "review": sorted({c.review for c in changes}),
-        "next_commands": next_commands(engine, version, profile.name, bool(changes)),
+        "next_commands": next_commands(engine, version, profile.name, bool(changes), base),
     }
 
 
-def next_commands(engine: str, version: str, profile: str, changed: bool) -> list[str]:
-    """The README's "How to add an engine version" steps for this version."""
+def next_commands(
+    engine: str, version: str, profile: str, changed: bool, baseline: str | None = None
+) -> list[str]:
+    """The README's "How to add an engine version" steps for this version (`baseline`: the
+    version compared against; an older version belongs in an older profile, not a new one)."""
     steps = [
         "python tools/gen_capture_lists.py --wheels ~/.cache/eagle3-inspect/engine_wheels",
         "python tools/gen_config_contract.py --wheels ~/.cache/eagle3-inspect/engine_wheels"
@@ -335,7 +338,14 @@ def next_commands(engine: str, version: str, profile: str, changed: bool) -> lis
         " --drafter-root synthetic=/tmp/truth_inputs/synthetic   # truth venv",
         "python tools/engine_truth/matrix.py --write",
     ]
-    if changed:
+    key = gen_config_contract._version_key
+    if baseline is not None and key(version) < key(baseline):
+        last = (
+            f"{version} is older than the baseline {baseline}: no new profile; the changes above"
+            f" say how it differs from {profile}, so review the {engine} profile whose"
+            " min_version / max_version range holds it (or add one) at those sections"
+        )
+    elif changed:
         last = (
             f"new python/eagle3_inspect/rules/en/profiles/{engine}-{version}.toml from"
             f' {profile}, reviewed at the sections above; max_version = "{version}" on {profile}'
