@@ -19,6 +19,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised only on Python 3.10
     import tomli as tomllib
 
+from eagle3_inspect.rules.en.versions import parse_version
+
 
 @dataclass(frozen=True)
 class AuxRun:
@@ -176,8 +178,4 @@ def as_trained_versions(
         if (run := flag_run(label, family, config, flag)) is not None
         and run.verdict == "as-trained"
     ]
-    return sorted(found, key=lambda label: _version_key(label.split("@", 1)[1]))
-
-
-def _version_key(version: str) -> tuple[int, ...]:
-    return tuple(int(p) if p.isdigit() else -1 for p in version.split("."))
+    return sorted(found, key=lambda label: parse_version(label.split("@", 1)[1]))
