@@ -8,6 +8,9 @@ each id: `i == id` is input-of, `i == id + 1` output-of."""
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import typing
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -15,7 +18,7 @@ from typing import Any
 import torch
 from engine_code import attention, imports, layers, sglang_eagle3, stubs, vllm_eagle3
 from engine_code.record import error_record
-from engine_code.sources import WheelSource, wheel_path
+from engine_code.sources import WheelSource, cut, wheel_path
 from inputs import VerifierRun
 
 VLLM_TARGET = "vllm/model_executor/models/llama.py"
@@ -26,6 +29,13 @@ VLLM_TARGETS = {
     "LlamaForCausalLM": ("vllm.model_executor.models.llama",),
     "Qwen3ForCausalLM": ("vllm.model_executor.models.qwen3", "vllm.model_executor.models.qwen2"),
 }
+# SGLang 0.5.23's layer loop captures through `layers/layer_boundary` (each layer's stage
+# boundaries own the residual add and the capture) and `layers/aux_hidden_states.py`
+# (AuxHiddenStateList): run from the wheel like the model file.
+SGLANG_STAGE_MODULES = (
+    "sglang.srt.layers.layer_boundary",
+    "sglang.srt.layers.aux_hidden_states",
+)
 TOLERANCE = 1e-4  # float32 engine layers vs transformers' layers over 8 tiny layers
 
 
@@ -169,7 +179,7 @@ def _sglang_one(
     """SGLang: LlamaForCausalLM(config) + load_weights(verifier tensors) +
     `set_eagle3_layers_to_capture(ids)` (None: the target's default) + LlamaModel.forward; each
     captured tensor's stream boundary. Versions whose layer loop captures through the
-    `layers/layer_boundary` stage machinery (0.5.23) are not run: NOT-RUN."""
+    `layers/layer_boundary` stage machinery (0.5.23) run it unchanged (`_sglang_stage_session`)."""
     from transformers import AutoConfig
 
     path = wheel_path("sglang", version, cache)
@@ -177,20 +187,20 @@ def _sglang_one(
         return {"verdict": "NO-WHEEL"}
     source = WheelSource("sglang", version, path)
     record: dict[str, Any] = {"engine": "sglang", "version": version, "ids": ids}
-    if "layer_boundary" in source.read(SGLANG_TARGET):
-        return record | {
-            "verdict": "NOT-RUN",
-            "why": f"{SGLANG_TARGET} captures through "
-            "layers/layer_boundary (stage machinery this harness does not run)",
-        }
     session = sglang_eagle3.session(source)
     session.runtime["get_pp_indices"] = lambda n, *a: (0, n)
     session.runtime["PPMissingLayer"] = torch.nn.Identity
     session.runtime["make_layers"] = _sglang_make_layers
+    if "layer_boundary" in source.read(SGLANG_TARGET):  # 0.5.23: the stage machinery, run real
+        _sglang_stage_session(session)
     hf = AutoConfig.from_pretrained(str(verifier.path))
     rows = len(verifier.tokens)
     batch = stubs.Answers(
-        forward_mode=stubs.Answers(is_extend=lambda: True, is_decode=lambda: False),
+        forward_mode=stubs.Answers(
+            is_extend=lambda: True,
+            is_decode=lambda: False,
+            is_context_parallel_extend=lambda: False,
+        ),
         mm_input_embeds=None,
         contains_mm_inputs=lambda: False,
         mrope_positions=None,
@@ -228,6 +238,46 @@ def _sglang_one(
             "opaque_used": sorted(session.opaque_used),
         }
     )
+
+
+def _sglang_stage_session(session: imports.Session) -> None:
+    """SGLang 0.5.23: `layers/layer_boundary` and `layers/aux_hidden_states.py` run real, and
+    `utils/common.py make_pp_layers` / `make_layers` (which build the layers inside the
+    boundaries' `layer_stack`) exec'd unchanged from the wheel; the one-process parallel
+    state gains the pipeline rank and size and the attention-CP size they read (0, 1, 1);
+    `get_offloader`: no offload. Needs msgspec importable (an SGLang dependency)."""
+    session.real_prefixes += SGLANG_STAGE_MODULES
+    common = "sglang/srt/utils/common.py"
+    text = session.source.read(common)
+    namespace: dict[str, Any] = {
+        "torch": torch,
+        "functools": functools,
+        "add_prefix": stubs.add_prefix,
+        **{n: getattr(typing, n) for n in ("Any", "Callable", "Dict", "Optional", "Sequence")},
+        **{n: getattr(typing, n) for n in ("Tuple",)},
+        "LayerFn": Any,
+    }
+    parallel = stubs.Answers(**vars(stubs.PARALLEL), pp_rank=0, pp_size=1, attn_cp_size=1)
+    namespace["get_parallel"] = lambda *a: parallel
+    session.runtime["get_parallel"] = namespace["get_parallel"]
+    # One process: the boundary sums are all-reduces over one rank ("ar"), i.e. identities.
+    session.runtime["get_exec"] = lambda *a: stubs.Answers(
+        deterministic=stubs.Answers(rl_on_policy_target=None),
+        comm=stubs.Answers(boundary_reduction="ar"),
+    )
+    # Per-forward flags and the attention-TP context: no sequence parallel, no scattered input.
+    session.runtime["get_forward"] = lambda *a: stubs.Answers(
+        sp_active=False, scoped=lambda **k: contextlib.nullcontext()
+    )
+    session.runtime["get_attn_tp_context"] = lambda *a: stubs.Answers(input_scattered=False)
+    for name in ("_no_stage_facts", "make_layers", "make_pp_layers"):
+        piece = cut(text, name)
+        if piece is None:
+            raise RuntimeError(f"{common} has no {name}")
+        imports.run_engine_text(piece, common, namespace)
+    session.runtime["make_pp_layers"] = namespace["make_pp_layers"]
+    session.runtime["make_layers"] = namespace["make_layers"]
+    session.runtime["get_offloader"] = lambda: SimpleNamespace(wrap_modules=list)  # no offload
 
 
 def _sglang_make_layers(

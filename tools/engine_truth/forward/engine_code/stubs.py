@@ -87,7 +87,7 @@ IDENTITIES: dict[str, object] = {
 }
 
 _GROUP = Answers(is_first_rank=True, is_last_rank=True, world_size=1, rank_in_group=0, rank=0)
-_PARALLEL = Answers(
+PARALLEL = Answers(
     tp_size=1,
     tp_rank=0,
     pp_group=_GROUP,
@@ -138,7 +138,7 @@ COMMON: dict[str, object] = {
     "get_tensor_model_parallel_rank": lambda *a: 0,
     "get_pp_group": lambda *a: _GROUP,
     "get_tp_group": lambda *a: _GROUP,
-    "get_parallel": lambda *a: _PARALLEL,
+    "get_parallel": lambda *a: PARALLEL,
     "get_attention_tp_size": lambda *a: 1,
     "get_attention_tp_rank": lambda *a: 0,
     "tensor_model_parallel_all_reduce": lambda x, *a, **k: x,
