@@ -253,8 +253,10 @@ def _sglang_stage_session(session: imports.Session) -> None:
         "torch": torch,
         "functools": functools,
         "add_prefix": stubs.add_prefix,
-        **{n: getattr(typing, n) for n in ("Any", "Callable", "Dict", "Optional", "Sequence")},
-        **{n: getattr(typing, n) for n in ("Tuple",)},
+        **{
+            n: getattr(typing, n)
+            for n in ("Any", "Callable", "Dict", "Optional", "Sequence", "Tuple")
+        },
         "LayerFn": Any,
     }
     parallel = stubs.Answers(**vars(stubs.PARALLEL), pp_rank=0, pp_size=1, attn_cp_size=1)
