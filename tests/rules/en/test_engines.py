@@ -820,6 +820,15 @@ def test_en022_and_silence_where_a_forward_run_measured_the_aux_states():
     # vLLM's Qwen3 target was run too: the same ids are fed one layer early
     qwen3 = check_aux_layer_ids(one("vllm@0.33.0"), sglang_config(), 32, "Qwen3ForCausalLM")
     assert codes(qwen3) == ["EN003", "EN022"] and "qwen3-8l" in qwen3[1].message
+    # SGLang's own Qwen3ForCausalLM capture was run too (run_capture.py --engine sglang --target
+    # qwen3 on 0.5.9 / 0.5.14 / 0.5.23: default and ids=[1, 3, 4] feed stream [2, 4, 5], the
+    # SpecForge / Model-Optimizer training boundaries): the EN010 guess without ids is gone
+    # there; 0.5.20, not run, keeps it
+    for label in ("sglang@0.5.9", "sglang@0.5.14", "sglang@0.5.23"):
+        assert check_aux_layer_ids(one(label), bare, 32, "Qwen3ForCausalLM") == [], label
+        assert check_aux_layer_ids(one(label), sglang_config(), 32, "Qwen3ForCausalLM") == []
+    qwen3_guess = check_aux_layer_ids(one("sglang@0.5.20"), bare, 32, "Qwen3ForCausalLM")
+    assert codes(qwen3_guess) == ["EN010"] and "a guess" in qwen3_guess[0].message
     # no run for another target class or an unrun version: the guess stays, and says so
     other = check_aux_layer_ids(one("vllm@0.33.0"), sglang_config(), 32, "MistralForCausalLM")
     assert codes(other) == ["EN003", "EN011"] and "a guess" in other[1].message

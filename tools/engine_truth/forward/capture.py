@@ -1,10 +1,10 @@
 """Capture side (issue 25, item 2): the engine's own target model (`models/llama.py`
-LlamaForCausalLM from the wheel, unchanged: its `__init__`, `load_weights`, its layer loop and
-the aux-state recording of `EagleModelMixin` / `set_eagle3_layers_to_capture`) run over the tiny
-verifier's weights and the same token ids, told to capture aux ids through the engine's own
-setter. Each captured tensor is matched by value against the verifier's residual stream
-(inputs.py: `stream[i]` enters layer i), which gives the boundary the engine really feeds for
-each id: `i == id` is input-of, `i == id + 1` output-of."""
+LlamaForCausalLM or `models/qwen3.py` Qwen3ForCausalLM from the wheel, unchanged: its `__init__`,
+`load_weights`, its layer loop and the aux-state recording of `EagleModelMixin` /
+`set_eagle3_layers_to_capture`) run over the tiny verifier's weights and the same token ids,
+told to capture aux ids through the engine's own setter. Each captured tensor is matched by value
+against the verifier's residual stream (inputs.py: `stream[i]` enters layer i), which gives the
+boundary the engine really feeds for each id: `i == id` is input-of, `i == id + 1` output-of."""
 
 from __future__ import annotations
 
@@ -22,7 +22,20 @@ from engine_code.sources import WheelSource, cut, wheel_path
 from inputs import VerifierRun
 
 VLLM_TARGET = "vllm/model_executor/models/llama.py"
-SGLANG_TARGET = "sglang/srt/models/llama.py"
+# SGLang target classes this harness runs: architecture -> the model modules it needs run real
+# (Qwen3ForCausalLM: qwen3.py builds on qwen2.py's Qwen2Model, whose layer loop captures up to
+# 0.5.14; models/utils.py holds its `apply_qk_norm`).
+SGLANG_TARGETS = {
+    "LlamaForCausalLM": ("sglang.srt.models.llama",),
+    "Qwen3ForCausalLM": (
+        "sglang.srt.models.qwen3",
+        "sglang.srt.models.qwen2",
+        "sglang.srt.models.utils",
+    ),
+}
+# Up to 0.5.14 Qwen3DecoderLayer routes its norms and residual adds through
+# `layers/communicator.py` LayerCommunicator: run from the wheel like the model file.
+SGLANG_COMMUNICATOR = "sglang.srt.layers.communicator"
 # vLLM target classes this harness runs: architecture -> the model modules it needs run real
 # (Qwen3ForCausalLM: qwen3.py builds on qwen2.py's Qwen2Model, whose layer loop captures).
 VLLM_TARGETS = {
@@ -173,13 +186,19 @@ def sglang_capture(
     return {str(ids): _sglang_one(version, cache, verifier, ids) for ids in variants}
 
 
+def _sglang_file(module: str) -> str:
+    """The wheel file of dotted `module`."""
+    return module.replace(".", "/") + ".py"
+
+
 def _sglang_one(
     version: str, cache: Path, verifier: VerifierRun, ids: list[int] | None
 ) -> dict[str, Any]:
-    """SGLang: LlamaForCausalLM(config) + load_weights(verifier tensors) +
-    `set_eagle3_layers_to_capture(ids)` (None: the target's default) + LlamaModel.forward; each
-    captured tensor's stream boundary. Versions whose layer loop captures through the
-    `layers/layer_boundary` stage machinery (0.5.23) run it unchanged (`_sglang_stage_session`)."""
+    """SGLang: the verifier's class (SGLANG_TARGETS: LlamaForCausalLM, Qwen3ForCausalLM)(config)
+    + load_weights(verifier tensors) + `set_eagle3_layers_to_capture(ids)` (None: the target's
+    default) + its model's forward; each captured tensor's stream boundary. Versions whose layer
+    loop captures through the `layers/layer_boundary` stage machinery (0.5.23) run it unchanged
+    (`_sglang_stage_session`); earlier Qwen3 layers run `layers/communicator.py` unchanged."""
     from transformers import AutoConfig
 
     path = wheel_path("sglang", version, cache)
@@ -187,13 +206,20 @@ def _sglang_one(
         return {"verdict": "NO-WHEEL"}
     source = WheelSource("sglang", version, path)
     record: dict[str, Any] = {"engine": "sglang", "version": version, "ids": ids}
+    hf = _as_pinned_transformers_reads(AutoConfig.from_pretrained(str(verifier.path)), source)
+    arch = hf.architectures[0]
+    modules = SGLANG_TARGETS[arch]
+    target = _sglang_file(modules[0])
     session = sglang_eagle3.session(source)
+    session.real_prefixes += modules
     session.runtime["get_pp_indices"] = lambda n, *a: (0, n)
     session.runtime["PPMissingLayer"] = torch.nn.Identity
     session.runtime["make_layers"] = _sglang_make_layers
-    if "layer_boundary" in source.read(SGLANG_TARGET):  # 0.5.23: the stage machinery, run real
+    text = source.read(target)
+    if "layer_boundary" in text:  # 0.5.23: the stage machinery, run real
         _sglang_stage_session(session)
-    hf = AutoConfig.from_pretrained(str(verifier.path))
+    elif SGLANG_COMMUNICATOR in text:
+        _sglang_communicator_session(session)
     rows = len(verifier.tokens)
     batch = stubs.Answers(
         forward_mode=stubs.Answers(
@@ -208,8 +234,8 @@ def _sglang_one(
     with imports.session(session):
         layers.reset_log()
         try:
-            module = imports.import_engine("sglang.srt.models.llama")
-            model = module.LlamaForCausalLM(hf)
+            module = imports.import_engine(modules[0])
+            model = getattr(module, arch)(hf)
             model.load_weights(iter(list(_verifier_tensors(verifier).items())))
             model = model.float().eval()
             model.set_eagle3_layers_to_capture(ids)
@@ -222,7 +248,7 @@ def _sglang_one(
         except Exception as exc:
             return record | {
                 "verdict": "ERROR",
-                "why": error_record("capture", exc, f"{SGLANG_TARGET} LlamaForCausalLM"),
+                "why": error_record("capture", exc, f"{target} {arch}"),
             }
         captured = list(model.model.layers_to_capture)
     _, aux = out
@@ -232,12 +258,55 @@ def _sglang_one(
         | matched
         | {
             "layers_to_capture": captured,
-            "evidence": f"{SGLANG_TARGET} LlamaForCausalLM.set_eagle3_layers_to_capture + "
-            "LlamaModel.forward "
-            "(aux_hidden_states.append(hidden_states + residual) before layer i)",
+            "evidence": _sglang_evidence(source, arch, target),
             "opaque_used": sorted(session.opaque_used),
         }
     )
+
+
+def _pinned_transformers(source: WheelSource) -> str | None:
+    """The transformers version the engine wheel pins (`Requires-Dist: transformers==X`)."""
+    member = f"{source.engine}-{source.version}.dist-info/METADATA"
+    if not source.has(member):
+        return None
+    for line in source.read(member).splitlines():
+        name, _, pin = line.removeprefix("Requires-Dist: ").partition("==")
+        if line.startswith("Requires-Dist: ") and name.strip() == "transformers" and pin:
+            return pin.split(";")[0].strip()
+    return None
+
+
+def _as_pinned_transformers_reads(hf: Any, source: WheelSource) -> Any:
+    """The verifier config as the engine's pinned transformers lays it out. transformers 5 reads
+    the file's `rope_parameters` and has no top-level `rope_theta`; transformers 4 configs carry
+    `rope_theta` at the top level, which is where an engine pinning transformers 4 (SGLang 0.5.9:
+    ==4.57.1) reads it: its qwen3.py `getattr(config, "rope_theta", 1000000)` would otherwise
+    take its own default, not the file's 10000 (its llama.py's default is 10000 too). Only that
+    attribute is set, from the file's `rope_parameters`."""
+    pin = _pinned_transformers(source)
+    rope = getattr(hf, "rope_parameters", None) or {}
+    if pin is None or int(pin.split(".")[0]) >= 5 or "rope_theta" not in rope:
+        return hf
+    if getattr(hf, "rope_theta", None) is None:
+        hf.rope_theta = rope["rope_theta"]
+    return hf
+
+
+def _sglang_evidence(source: WheelSource, arch: str, target: str) -> str:
+    """Which engine code set the ids and appended the captured states."""
+    if arch == "LlamaForCausalLM":
+        return (
+            f"{target} LlamaForCausalLM.set_eagle3_layers_to_capture + LlamaModel.forward "
+            "(aux_hidden_states.append(hidden_states + residual) before layer i)"
+        )
+    if "layer_boundary" in source.read(target):
+        loop = "Qwen3Model.forward (capture_output=aux_hidden_states.capture into layer i)"
+    else:
+        loop = (
+            "sglang/srt/models/qwen2.py Qwen2Model.forward "
+            "(aux_hidden_states.append(hidden_states + residual) before layer i)"
+        )
+    return f"{target} {arch}.set_eagle3_layers_to_capture + {loop}"
 
 
 def _sglang_stage_session(session: imports.Session) -> None:
@@ -280,6 +349,21 @@ def _sglang_stage_session(session: imports.Session) -> None:
     session.runtime["make_pp_layers"] = namespace["make_pp_layers"]
     session.runtime["make_layers"] = namespace["make_layers"]
     session.runtime["get_offloader"] = lambda: SimpleNamespace(wrap_modules=list)  # no offload
+
+
+def _sglang_communicator_session(session: imports.Session) -> None:
+    """SGLang up to 0.5.14: `layers/communicator.py` (LayerCommunicator, LayerScatterModes, the
+    communicate functions that pick, from the group sizes, which gather / all-reduce each stage
+    does) runs real. The one-process parallel state gains what it reads: attention DP / CP and
+    MoE CP sizes 1, ranks 0 (0.5.9: `dp_attention` functions; 0.5.14: `get_parallel()` fields),
+    so every communicate function it selects is the trivial one (same group sizes)."""
+    session.real_prefixes += (SGLANG_COMMUNICATOR,)
+    parallel = stubs.Answers(**vars(stubs.PARALLEL), attn_cp_size=1, attn_cp_rank=0)
+    session.runtime["get_parallel"] = lambda *a: parallel
+    session.runtime["get_attention_dp_size"] = lambda *a: 1
+    session.runtime["get_attention_cp_size"] = lambda *a: 1
+    session.runtime["get_attention_cp_rank"] = lambda *a: 0
+    session.runtime["get_moe_cp_size"] = lambda *a: 1
 
 
 def _sglang_make_layers(

@@ -6,6 +6,7 @@ holds those). Merged into `capture_truth.json`; one process per engine version (
 ops register once).
 
     python run_capture.py --engine vllm --version 0.33.0 [--target qwen3] [--cache DIR]
+    python run_capture.py --engine sglang --version 0.5.23 [--target qwen3] [--cache DIR]
 """
 
 from __future__ import annotations
@@ -35,8 +36,8 @@ FORWARD = (
     else {}
 )
 CAPTURERS = {"sglang": capture.sglang_capture, "vllm": capture.vllm_capture}
-# The verifiers each engine's capture runs (capture.VLLM_TARGETS; SGLang: Llama only).
-TARGETS = {"sglang": ("llama",), "vllm": ("llama", "qwen3")}
+# The verifiers each engine's capture runs (capture.VLLM_TARGETS, capture.SGLANG_TARGETS).
+TARGETS = {"sglang": ("llama", "qwen3"), "vllm": ("llama", "qwen3")}
 
 
 def _load_row(load_truth: dict[str, Any], name: str, key: str) -> dict[str, Any]:
@@ -72,8 +73,6 @@ def main(argv: list[str] | None = None) -> int:
     warnings.filterwarnings("ignore")
     key = f"{args.engine}@{args.version}"
     load_truth = json.loads((TRUTH / "engine_truth.json").read_text())["drafters"]
-    if args.target != "llama" and args.engine != "vllm":
-        ap.error("SGLang runs the Llama target only (capture.py)")
     # One target per process: a second vLLM model file would register vllm.ir's ops again.
     verifiers = {args.target: run_verifier(REPO / f"tests/corpus/verifiers/{args.target}-8l")}
     doc: dict[str, Any] = (
