@@ -17,13 +17,17 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-sys.path.insert(1, str(HERE / "forward"))  # engine_code: wheels, layers, records
+# The load harness ships in the package (eagle3_inspect.installed.harness); this venv does not
+# have the package installed, so the checkout's python/ goes on the path (no _native needed).
+sys.path.insert(1, str(HERE.parents[1] / "python"))
 
-import sglang_families  # noqa: E402
-import stub_imports  # noqa: E402
-import vllm_families  # noqa: E402
-from engine_code.drafter import read_drafter  # noqa: E402
-from engine_code.sources import DEFAULT_CACHE, open_wheel  # noqa: E402
+from eagle3_inspect.installed.harness import (  # noqa: E402
+    sglang_families,
+    stub_imports,
+    vllm_families,
+)
+from eagle3_inspect.installed.harness.drafter import read_drafter  # noqa: E402
+from eagle3_inspect.installed.harness.sources import DEFAULT_CACHE, open_wheel  # noqa: E402
 
 SCHEMA_VERSION = 1
 DRAFT_MARKERS = (

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parents[3] / "python"))  # the load harness
 os.environ.setdefault("TORCHDYNAMO_DISABLE", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -27,11 +28,12 @@ import torch
 # transformers before any engine session: imported under it, its optional-dependency probes
 # would meet the session's stubs for uninstalled packages (and read their version as 'N/A').
 import transformers  # noqa: F401
-from engine_code import chain, imports, sglang_eagle3, vllm_eagle3
-from engine_code.drafter import read_drafter
-from engine_code.record import error_record
-from engine_code.sources import WheelSource, wheel_path
 from transformers import AutoConfig, LlamaConfig  # noqa: F401
+
+from eagle3_inspect.installed.harness import chain, imports, sglang_eagle3, vllm_eagle3
+from eagle3_inspect.installed.harness.drafter import read_drafter
+from eagle3_inspect.installed.harness.record import error_record
+from eagle3_inspect.installed.harness.sources import WheelSource, wheel_path
 
 DRIVERS = {"sglang": sglang_eagle3, "vllm": vllm_eagle3}
 

@@ -11,15 +11,15 @@ import ast
 import textwrap
 from types import SimpleNamespace
 
-import stub_imports as S
-import stub_layers as L
-from engine_code.drafter import DrafterFiles
-from engine_code.layers import reset_log
-from engine_code.record import dropped_tensors
-from engine_code.sources import EngineSource, cut
-from engine_code.vllm_eagle3 import not_llama_eagle3, speculative_registry, unregistered
-from hf_config import build_config
-from outcome import load_error, loaded, refused
+from . import stub_imports as S
+from . import stub_layers as L
+from .drafter import DrafterFiles
+from .hf_config import build_config
+from .layers import reset_log
+from .outcome import load_error, loaded, refused
+from .record import dropped_tensors
+from .sources import EngineSource, cut
+from .vllm_eagle3 import not_llama_eagle3, speculative_registry, unregistered
 
 EAGLE3_MODULE = "vllm/model_executor/models/llama_eagle3.py"
 UTILS = "vllm/model_executor/models/utils.py"

@@ -1,15 +1,16 @@
 """Stub infrastructure: the tiniest torch modules that reproduce the parameter names and shapes the
 engines' layer classes create (QKV/merged/row/replicated linears, embeddings, RMSNorm, the base
-Llama decoder layer and MLP) for run.py's drivers. No decision logic lives here: names, shapes and
+Llama decoder layer and MLP) for the load drivers. No decision logic lives here: names, shapes and
 the shard-shape check each engine's own weight_loader performs. The load log (which parameter
 every checkpoint tensor was loaded into), the whole-tensor and shard loaders and the NaN
-parameters are `engine_code.layers`', shared with the forward harness."""
+parameters are `layers`', shared with the forward harness."""
 
 from __future__ import annotations
 
 import torch
-from engine_code.layers import copy_shard, logged, nan_param, plain_loader
 from torch import nn
+
+from .layers import copy_shard, logged, nan_param, plain_loader
 
 
 def logged_default_loader(source: str) -> object:

@@ -24,13 +24,13 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import stub_imports as S
 import torch
-import wheel_exec
-from engine_code import layers
-from engine_code.drafter import DrafterFiles
-from engine_code.sources import EngineSource, cut
 from torch import nn
+
+from . import layers, wheel_exec
+from . import stub_imports as S
+from .drafter import DrafterFiles
+from .sources import EngineSource, cut
 
 HF_QUANT_CONFIG = "hf_quant_config.json"
 SGLANG_QUANT = "sglang/srt/layers/quantization/"

@@ -24,17 +24,15 @@ import contextlib
 import importlib.abc
 import importlib.util
 
-import quant_truth
-import sglang_truth
-import stub_families as F
-import stub_imports as S
-import stub_layers as L
-import wheel_exec
-from engine_code.drafter import DrafterFiles
-from engine_code.layers import reset_log
-from engine_code.sources import EngineSource, cut
-from hf_config import build_config
-from outcome import load_error, loaded, refused
+from . import quant_truth, sglang_truth, wheel_exec
+from . import stub_families as F
+from . import stub_imports as S
+from . import stub_layers as L
+from .drafter import DrafterFiles
+from .hf_config import build_config
+from .layers import reset_log
+from .outcome import load_error, loaded, refused
+from .sources import EngineSource, cut
 
 MODELS = "sglang/srt/models/"
 # model file -> the other wheel modules exec'd with it (what it builds its layers from)

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine_code.sources import EngineSource
+from .sources import EngineSource
 
 ENGINE_ROOTS = ("sglang", "vllm")
 

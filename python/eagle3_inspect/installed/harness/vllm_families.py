@@ -27,19 +27,17 @@ import ast
 import functools
 from types import SimpleNamespace
 
-import quant_truth
-import stub_families as F
-import stub_imports as S
-import stub_layers as L
-import vllm_truth
-import wheel_exec
-from engine_code.drafter import DrafterFiles
-from engine_code.layers import reset_log
-from engine_code.record import dropped_tensors
-from engine_code.sources import EngineSource, cut
-from engine_code.vllm_eagle3 import unregistered
-from hf_config import build_config
-from outcome import load_error, loaded, refused
+from . import quant_truth, vllm_truth, wheel_exec
+from . import stub_families as F
+from . import stub_imports as S
+from . import stub_layers as L
+from .drafter import DrafterFiles
+from .hf_config import build_config
+from .layers import reset_log
+from .outcome import load_error, loaded, refused
+from .record import dropped_tensors
+from .sources import EngineSource, cut
+from .vllm_eagle3 import unregistered
 
 MODELS = "vllm/model_executor/models/"
 V2_AUX = "vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py"

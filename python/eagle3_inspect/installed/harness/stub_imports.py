@@ -17,8 +17,8 @@ import sys
 import types
 from types import SimpleNamespace
 
-import stub_layers as L
-from engine_code.stubs import IDENTITIES
+from . import stub_layers as L
+from .stubs import IDENTITIES
 
 OPAQUE_USED: set[str] = set()
 # Whether an opaque placeholder instance reads as false (`if is_npu():`, `if envs.X:`). Off

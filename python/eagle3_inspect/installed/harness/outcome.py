@@ -1,14 +1,16 @@
-"""How run.py's drivers record an engine's failure: engine code runs there under `<wheel>/...`
-file names (stub_imports, wheel_exec), which the records keep; what was loaded and dropped is
-read by `engine_code.record`, shared with the forward harness."""
+"""How the load drivers (sglang_truth, vllm_truth and the family dispatchers) record an engine's
+failure: engine code runs there under `<wheel>/...` file names (stub_imports, wheel_exec), which
+the records keep; what was loaded and dropped is read by `record`, shared with the forward
+harness."""
 
 from __future__ import annotations
 
-import stub_imports as S
-from engine_code import record
-from engine_code.layers import LoadLog
-from engine_code.record import unloaded_params
 from torch import nn
+
+from . import record
+from . import stub_imports as S
+from .layers import LoadLog
+from .record import unloaded_params
 
 
 def error_record(stage: str, exc: BaseException, decided_by: str) -> dict:

@@ -17,10 +17,11 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
-import stub_imports as S
-import stub_layers as L
 import torch
 from torch import nn
+
+from . import stub_imports as S
+from . import stub_layers as L
 
 # The quantization config of the current run (None: unquantized), set by the drivers and read
 # by the stub VllmConfig / linear layers.
@@ -57,7 +58,7 @@ class LinearBase(nn.Module):
             self.quant_method = UnquantizedLinearMethod()
             return
         self.quant_method = method
-        import quant_truth
+        from . import quant_truth
 
         quant_truth.create_quantized_weights(self, method, input_size, output_sizes, bias)
 

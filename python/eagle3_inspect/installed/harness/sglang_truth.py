@@ -4,15 +4,15 @@ architecture against the wheel's own EntryClass registry, and record what happen
 
 from __future__ import annotations
 
-import stub_imports as S
-import stub_layers as L
-from engine_code.drafter import DrafterFiles
-from engine_code.layers import LoadLog, reset_log
-from engine_code.record import dropped_tensors
-from engine_code.sglang_eagle3 import entry_classes
-from engine_code.sources import EngineSource, cut, line_of
-from hf_config import build_config
-from outcome import load_error, loaded, refused
+from . import stub_imports as S
+from . import stub_layers as L
+from .drafter import DrafterFiles
+from .hf_config import build_config
+from .layers import LoadLog, reset_log
+from .outcome import load_error, loaded, refused
+from .record import dropped_tensors
+from .sglang_eagle3 import entry_classes
+from .sources import EngineSource, cut, line_of
 
 EAGLE3_MODULE = "sglang/srt/models/llama_eagle3.py"
 # Where the model runner reads eagle_config's aux ids (moved to a component in newer wheels).
