@@ -25,7 +25,7 @@ import sys
 import types
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from .sources import EngineSource
 
@@ -125,7 +125,7 @@ def opaque(qualname: str) -> type:
     def __enter__(self: Any) -> Any:
         return self
 
-    def __exit__(self: Any, *a: Any) -> bool:
+    def __exit__(self: Any, *a: Any) -> Literal[False]:
         return False
 
     namespace: dict[str, Any] = {

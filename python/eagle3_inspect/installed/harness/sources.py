@@ -32,6 +32,9 @@ class EngineSource(Protocol):
     version: str
     origin: str
 
+    def __hash__(self) -> int:  # sources key the per-wheel caches (functools.cache)
+        ...
+
     def has(self, member: str) -> bool:
         """Whether the distribution holds the file `member` (a path like `vllm/config.py`)."""
         ...

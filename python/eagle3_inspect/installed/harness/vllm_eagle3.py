@@ -53,7 +53,7 @@ def _registry(source: EngineSource) -> dict[str, tuple[str, str]]:
             else (node.targets[0] if isinstance(node, ast.Assign) else None)
         )
         if isinstance(target, ast.Name) and target.id == "_SPECULATIVE_DECODING_MODELS":
-            value = node.value
+            value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
             assert value is not None
             return {k: tuple(v) for k, v in ast.literal_eval(value).items()}
     raise LookupError("no _SPECULATIVE_DECODING_MODELS in registry.py")
