@@ -258,7 +258,6 @@ def measure_load(
         sys.path.insert(0, str(HERE / "engine_truth"))
         import run  # needs torch: only this part
 
-        from eagle3_inspect.installed.harness.drafter import read_drafter
         from eagle3_inspect.installed.harness.sources import WheelSource
     except ImportError as exc:
         raise RefreshError(
@@ -272,9 +271,7 @@ def measure_load(
         for path in run.find_drafters(Path(root)):
             name = f"{label}/{path.relative_to(root)}".rstrip("/.")
             if name not in run.NOT_RECORDED:
-                out[name] = run.scrub(
-                    run.DRIVERS[engine](read_drafter(path, name), source, version), path
-                )
+                out[name] = run.run_load(path, source)
     return out
 
 
