@@ -1,8 +1,8 @@
 """One engine version's draft-model forward over every prepared drafter, in its own process
 (vLLM's `vllm.ir` registers torch custom ops at import, which cannot be registered twice in one
-process): the engine's own config, __init__ and load_weights (from the wheel, engine_code/), the
-worker's embedding / head sharing with the verifier, then the draft chain
-(engine_code/chain.py) over the aux hidden states the producer was fed.
+process): the engine's own config, __init__ and load_weights (from the wheel, through
+eagle3_inspect.installed.harness), the worker's embedding / head sharing with the verifier, then
+the draft chain (harness/chain.py) over the aux hidden states the producer was fed.
 
     python engine_run.py --engine vllm --version 0.33.0 --cache DIR --work DIR NAME...
 
