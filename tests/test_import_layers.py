@@ -3,7 +3,10 @@
 faces (cli, html, the top-level API) -> commands (scan, validate, diff, fix) -> rules -> layout
 (the drafter architecture) -> reader (Checkpoint, stats, vocab, configs; cluster/, its Ray-backed
 twin; writer, fix's one write path) -> base (findings, errors, registry, records, units, version) ->
-_native. `synthetic` (test and demo data) sits beside the reader and needs only the base.
+_native. `synthetic` (test and demo data) sits beside the reader and needs only the base;
+`installed` (`--engine NAME@installed`) sits beside the rules, below the commands that run it, and
+its torch-only `harness/` imports nothing of the package outside itself (it runs in a worker
+subprocess and in the truth tools, without `_native`).
 Every import counts: module level, inside functions and under `if TYPE_CHECKING:`, with one
 exception: a notebook hook (`_repr_html_`, called by Jupyter, never by the package) imports its
 view from the `html` face when it is called.
@@ -37,6 +40,7 @@ LAYERS = {
     "synthetic": 2,
     "layout": 3,
     "rules": 4,
+    "installed": 4,
     "commands": 5,
     "cli": 6,
     "html": 6,
@@ -173,6 +177,16 @@ def test_only_the_reader_consumes_native_results():
     users = {m for m, targets in graph().items() if f"{PACKAGE}._native" in targets}
     outside = {m for m in users if not m.startswith(f"{PACKAGE}.reader")}
     assert outside == {f"{PACKAGE}.version", f"{PACKAGE}.errors", f"{PACKAGE}.writer"}
+
+
+def test_the_installed_harness_imports_only_itself():
+    """harness/ runs where only its own files and torch are (the installed-engine worker, the
+    truth tools in a venv without the package built): no other package module, so no _native."""
+    harness = f"{PACKAGE}.installed.harness"
+    inside = [m for m in graph() if m == harness or m.startswith(harness + ".")]
+    assert f"{harness}.load" in inside
+    outside = {(m, t) for m in inside for t in graph()[m] if not t.startswith(harness)}
+    assert not outside, sorted(outside)
 
 
 def test_only_notebook_hooks_import_the_html_face_from_below():

@@ -37,12 +37,13 @@ import tomllib
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
-sys.path.insert(1, str(HERE / "engine_truth" / "forward"))
+sys.path.insert(1, str(ROOT / "python"))  # eagle3_inspect.installed.harness (sources: no torch)
 
 import gen_capture_lists  # noqa: E402
 import gen_config_contract  # noqa: E402
 from config_contract.sources import WheelSource as ContractSource  # noqa: E402
-from engine_code.sources import DEFAULT_CACHE, wheel_path  # noqa: E402
+
+from eagle3_inspect.installed.harness.sources import DEFAULT_CACHE, wheel_path  # noqa: E402
 
 PROFILES = ROOT / "python/eagle3_inspect/rules/en/profiles"
 TRUTH = HERE / "engine_truth" / "engine_truth.json"
@@ -256,8 +257,8 @@ def measure_load(
     try:
         sys.path.insert(0, str(HERE / "engine_truth"))
         import run  # needs torch: only this part
-        from engine_code.drafter import read_drafter
-        from engine_code.sources import WheelSource
+
+        from eagle3_inspect.installed.harness.sources import WheelSource
     except ImportError as exc:
         raise RefreshError(
             f"the load part needs the truth venv (torch): {exc}; or pass --no-load"
@@ -270,9 +271,7 @@ def measure_load(
         for path in run.find_drafters(Path(root)):
             name = f"{label}/{path.relative_to(root)}".rstrip("/.")
             if name not in run.NOT_RECORDED:
-                out[name] = run.scrub(
-                    run.DRIVERS[engine](read_drafter(path, name), source, version), path
-                )
+                out[name] = run.run_load(path, source)
     return out
 
 

@@ -5,7 +5,8 @@ ckpt = eagle3_inspect.open("path/to/drafter")
 for finding in ckpt.findings: ...
 
 The public names are loaded on first use (PEP 562), so `eagle3-inspect --version` and `rules` do
-not pay for numpy and the report modules.
+not pay for numpy and the report modules, and a subpackage that needs no Rust (the installed-engine
+harness, imported by torch-only tools and workers) can be imported without `_native`.
 """
 
 from __future__ import annotations
@@ -13,10 +14,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from eagle3_inspect import errors
-from eagle3_inspect.version import __version__
-
 if TYPE_CHECKING:
+    from eagle3_inspect import errors
     from eagle3_inspect.commands.diff import DiffReport, diff
     from eagle3_inspect.commands.fix import FixReport, fix
     from eagle3_inspect.commands.scan import ScanReport, scan
@@ -28,6 +27,7 @@ if TYPE_CHECKING:
 
     Report = ValidateReport
     from eagle3_inspect.reader.tensorinfo import TensorInfo
+    from eagle3_inspect.version import __version__
 
 # Public name -> the module that defines it (and its name there, when it differs).
 _LAZY: dict[str, str | tuple[str, str]] = {
@@ -41,6 +41,7 @@ _LAZY: dict[str, str | tuple[str, str]] = {
     "ValidateReport": "eagle3_inspect.commands.validate",
     "Severity": "eagle3_inspect.findings",
     "TensorInfo": "eagle3_inspect.reader.tensorinfo",
+    "__version__": "eagle3_inspect.version",
     "diff": "eagle3_inspect.commands.diff",
     "fix": "eagle3_inspect.commands.fix",
     "open": ("eagle3_inspect.reader.opening", "open_checkpoint"),

@@ -21,12 +21,13 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-sys.path.insert(1, str(HERE / "forward"))  # engine_code: wheels, layers, records
+sys.path.insert(1, str(HERE.parents[1] / "python"))  # eagle3_inspect.installed.harness
 
-import stub_imports  # noqa: E402
-from engine_code.drafter import read_drafter  # noqa: E402
-from engine_code.sources import DEFAULT_CACHE, open_wheel  # noqa: E402
 from run import DRIVERS, hoist_shared, scrub  # noqa: E402
+
+from eagle3_inspect.installed.harness import stub_imports  # noqa: E402
+from eagle3_inspect.installed.harness.drafter import read_drafter  # noqa: E402
+from eagle3_inspect.installed.harness.sources import DEFAULT_CACHE, open_wheel  # noqa: E402
 
 SCHEMA_VERSION = 1
 KEPT = ("status", "exit_code", "refusal", "fingerprint")

@@ -26,9 +26,14 @@ from types import SimpleNamespace
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(1, str(Path(__file__).resolve().parent / "forward"))  # engine_code
+sys.path.insert(1, str(Path(__file__).resolve().parents[2] / "python"))  # the load harness
 
-from engine_code.sources import DEFAULT_CACHE, EngineSource, line_of, open_wheel
+from eagle3_inspect.installed.harness.sources import (
+    DEFAULT_CACHE,
+    EngineSource,
+    line_of,
+    open_wheel,
+)
 
 SPECULATIVE = "vllm/config/speculative.py"
 CONFIG_UTILS = "vllm/transformers_utils/config.py"

@@ -10,20 +10,22 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 import warnings
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-sys.path.insert(1, str(HERE / "forward"))  # engine_code: wheels, layers, records
+# The load harness ships in the package (eagle3_inspect.installed.harness); this venv does not
+# have the package installed, so the checkout's python/ goes on the path (no _native needed).
+sys.path.insert(1, str(HERE.parents[1] / "python"))
 
-import sglang_families  # noqa: E402
-import stub_imports  # noqa: E402
-import vllm_families  # noqa: E402
-from engine_code.drafter import read_drafter  # noqa: E402
-from engine_code.sources import DEFAULT_CACHE, open_wheel  # noqa: E402
+from eagle3_inspect.installed.harness import stub_imports  # noqa: E402
+from eagle3_inspect.installed.harness.drafter import read_drafter  # noqa: E402
+
+# DRIVERS: each engine's family dispatcher; scrub: machine paths out of a record.
+from eagle3_inspect.installed.harness.load import DRIVERS, run_load, scrub  # noqa: E402
+from eagle3_inspect.installed.harness.sources import DEFAULT_CACHE, open_wheel  # noqa: E402
 
 SCHEMA_VERSION = 1
 DRAFT_MARKERS = (
@@ -37,9 +39,6 @@ DRAFT_MARKERS = (
 # without reading (the demo's mislabelled drafter stores absolute d2t ids, VM006), which a
 # load-level harness cannot judge; harm.py would call its clean load "no harm".
 NOT_RECORDED = {"demo/drafter-mislabelled"}
-# Each engine's driver: the family dispatchers, which keep the original Llama EAGLE-3 drivers
-# (sglang_truth, vllm_truth) for the drafters those model (issue 19).
-DRIVERS = {"sglang": sglang_families.run, "vllm": vllm_families.run}
 
 
 def find_drafters(root: Path) -> list[Path]:
@@ -116,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
         entry["tensors"] = drafter.summary()
         entry["config_keys"] = sorted(drafter.config)
         for (engine, version), wheel in wheels.items():
-            result = scrub(DRIVERS[engine](drafter, wheel, version), path)
+            result = run_load(path, wheel)  # the installed-engine worker's path too
             entry["results"][f"{engine}@{version}"] = result
             print(
                 f"{name:50s} {engine}@{version:8s} {result['verdict']:12s} {_why(result)}",
@@ -136,15 +135,6 @@ def main(argv: list[str] | None = None) -> int:
     args.out.write_text(json.dumps(out, indent=1, sort_keys=True, default=str) + "\n")
     print(f"wrote {args.out}")
     return 0
-
-
-def scrub(result: dict, drafter_dir: Path) -> dict:
-    """The result with machine-specific paths replaced: the drafter's directory by <drafter>,
-    site-packages prefixes dropped (so the committed JSON does not depend on this machine)."""
-    text = json.dumps(result, default=str).replace(str(drafter_dir), "<drafter>")
-    text = re.sub(r"/[^\"' ]*?/site-packages/", "", text)
-    text = re.sub(r" at 0x[0-9a-f]+>", ">", text)  # function reprs in engine messages
-    return json.loads(text)
 
 
 def hoist_shared(out: dict) -> None:

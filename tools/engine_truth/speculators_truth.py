@@ -8,8 +8,9 @@ from __future__ import annotations
 import importlib.metadata
 
 import torch
-from engine_code.drafter import DrafterFiles
-from outcome import error_record
+
+from eagle3_inspect.installed.harness.drafter import DrafterFiles
+from eagle3_inspect.installed.harness.outcome import error_record
 
 DECIDED_BY = (
     "speculators/model.py SpeculatorModel.from_pretrained -> models/eagle3/core.py "

@@ -26,11 +26,11 @@ import tomllib
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+sys.path.insert(1, str(HERE.parents[2] / "python"))  # eagle3_inspect.installed.harness
 os.environ.setdefault("TORCHDYNAMO_DISABLE", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import torch  # noqa: E402
-from engine_code.drafter import DrafterFiles, read_drafter  # noqa: E402
 from inputs import run_verifier  # noqa: E402
 from producer_run import ProducerRun  # noqa: E402
 from run_forward import (  # noqa: E402
@@ -41,6 +41,8 @@ from run_forward import (  # noqa: E402
     producer_forward,
     run_engine,
 )
+
+from eagle3_inspect.installed.harness.drafter import DrafterFiles, read_drafter  # noqa: E402
 
 SCHEMA_VERSION = 1
 PLAN = HERE / "changes.toml"

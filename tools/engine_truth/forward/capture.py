@@ -16,10 +16,18 @@ from types import SimpleNamespace
 from typing import Any
 
 import torch
-from engine_code import attention, imports, layers, sglang_eagle3, stubs, vllm_eagle3
-from engine_code.record import error_record
-from engine_code.sources import WheelSource, cut, wheel_path
 from inputs import VerifierRun
+
+from eagle3_inspect.installed.harness import (
+    attention,
+    imports,
+    layers,
+    sglang_eagle3,
+    stubs,
+    vllm_eagle3,
+)
+from eagle3_inspect.installed.harness.record import error_record
+from eagle3_inspect.installed.harness.sources import WheelSource, cut, wheel_path
 
 VLLM_TARGET = "vllm/model_executor/models/llama.py"
 # SGLang target classes this harness runs: architecture -> the model modules it needs run real

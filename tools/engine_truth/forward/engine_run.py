@@ -1,8 +1,8 @@
 """One engine version's draft-model forward over every prepared drafter, in its own process
 (vLLM's `vllm.ir` registers torch custom ops at import, which cannot be registered twice in one
-process): the engine's own config, __init__ and load_weights (from the wheel, engine_code/), the
-worker's embedding / head sharing with the verifier, then the draft chain
-(engine_code/chain.py) over the aux hidden states the producer was fed.
+process): the engine's own config, __init__ and load_weights (from the wheel, through
+eagle3_inspect.installed.harness), the worker's embedding / head sharing with the verifier, then
+the draft chain (harness/chain.py) over the aux hidden states the producer was fed.
 
     python engine_run.py --engine vllm --version 0.33.0 --cache DIR --work DIR NAME...
 
@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parents[3] / "python"))  # the load harness
 os.environ.setdefault("TORCHDYNAMO_DISABLE", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -27,11 +28,12 @@ import torch
 # transformers before any engine session: imported under it, its optional-dependency probes
 # would meet the session's stubs for uninstalled packages (and read their version as 'N/A').
 import transformers  # noqa: F401
-from engine_code import chain, imports, sglang_eagle3, vllm_eagle3
-from engine_code.drafter import read_drafter
-from engine_code.record import error_record
-from engine_code.sources import WheelSource, wheel_path
 from transformers import AutoConfig, LlamaConfig  # noqa: F401
+
+from eagle3_inspect.installed.harness import chain, imports, sglang_eagle3, vllm_eagle3
+from eagle3_inspect.installed.harness.drafter import read_drafter
+from eagle3_inspect.installed.harness.record import error_record
+from eagle3_inspect.installed.harness.sources import WheelSource, wheel_path
 
 DRIVERS = {"sglang": sglang_eagle3, "vllm": vllm_eagle3}
 

@@ -22,7 +22,7 @@ from producer_run import ProducerRun, to_target
 
 
 def run(drafter: Any, verifier: VerifierRun, overrides: dict[str, Any]) -> ProducerRun:
-    """`drafter`: the engine_code DrafterFiles whose tensors are loaded into eagle_module."""
+    """`drafter`: the harness's DrafterFiles whose tensors are loaded into eagle_module."""
     import modelopt.torch.speculative as mtsp
     from modelopt.torch.speculative.config import EAGLE3_DEFAULT_CFG
     from transformers import AutoModelForCausalLM

@@ -23,17 +23,19 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
 CORPUS = REPO / "tests" / "corpus"
 sys.path.insert(0, str(HERE))
+sys.path.insert(1, str(REPO / "python"))  # eagle3_inspect.installed.harness
 # Eager everywhere: torch.compile (ModelOpt's EAGLE module, speculators' flex attention) only picks
 # kernels, and its inductor C++ builds take minutes per shape on CPU. The Hub is never asked.
 os.environ.setdefault("TORCHDYNAMO_DISABLE", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import torch  # noqa: E402
-from engine_code.drafter import read_drafter, scratch_dir  # noqa: E402
-from engine_code.record import error_record  # noqa: E402
 from inputs import ROWS, STEPS, VerifierRun, run_verifier  # noqa: E402
 from perturb import perturbed  # noqa: E402
 from producer_run import ProducerRun  # noqa: E402
+
+from eagle3_inspect.installed.harness.drafter import read_drafter, scratch_dir  # noqa: E402
+from eagle3_inspect.installed.harness.record import error_record  # noqa: E402
 
 SCHEMA_VERSION = 1
 DEFAULT_OUT = HERE.parent / "forward_truth.json"

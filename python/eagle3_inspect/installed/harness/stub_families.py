@@ -16,16 +16,18 @@ from __future__ import annotations
 
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
-import stub_imports as S
-import stub_layers as L
 import torch
 from torch import nn
+
+from . import stub_imports as S
+from . import stub_layers as L
 
 # The quantization config of the current run (None: unquantized), set by the drivers and read
 # by the stub VllmConfig / linear layers.
 QUANT: dict[str, object] = {"config": None}
-ROPE_CALLS: list[dict] = []
+ROPE_CALLS: list[dict[str, Any]] = []
 
 
 class UnquantizedLinearMethod:
@@ -42,7 +44,7 @@ class LinearBase(nn.Module):
         self, input_size: int, output_sizes: list[int], bias: bool, settings: dict[str, object]
     ) -> None:
         """The layer's quantization method (and quantized weights, when it has one)."""
-        quant_config = settings.get("quant_config")
+        quant_config: Any = settings.get("quant_config")  # the engine's quantization config
         prefix = settings.get("prefix", "")
         params_dtype = settings.get("params_dtype")
         self.prefix = prefix
@@ -57,7 +59,7 @@ class LinearBase(nn.Module):
             self.quant_method = UnquantizedLinearMethod()
             return
         self.quant_method = method
-        import quant_truth
+        from . import quant_truth
 
         quant_truth.create_quantized_weights(self, method, input_size, output_sizes, bias)
 

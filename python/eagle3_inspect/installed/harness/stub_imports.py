@@ -15,10 +15,15 @@ import importlib.util
 import inspect
 import sys
 import types
+from collections.abc import Sequence, Set
+from importlib.machinery import ModuleSpec
 from types import SimpleNamespace
+from typing import Any, Literal
 
-import stub_layers as L
-from engine_code.stubs import IDENTITIES
+from torch import nn
+
+from . import stub_layers as L
+from .stubs import IDENTITIES
 
 OPAQUE_USED: set[str] = set()
 # Whether an opaque placeholder instance reads as false (`if is_npu():`, `if envs.X:`). Off
@@ -27,7 +32,7 @@ OPAQUE_FALSY = {"on": False}
 
 
 class _OpaqueMeta(type):
-    def __call__(cls, *a, **k):
+    def __call__(cls, *a: Any, **k: Any) -> Any:
         # Used as a decorator (`@unmodelled_name` over a function): keep the function itself, so
         # the engine's decorated code still runs instead of vanishing into a placeholder.
         if len(a) == 1 and not k and (inspect.isfunction(a[0]) or isinstance(a[0], type)):
@@ -35,18 +40,18 @@ class _OpaqueMeta(type):
             return a[0]
         return super().__call__(*a, **k)
 
-    def __getattr__(cls, name: str):
+    def __getattr__(cls, name: str) -> type:
         if name.startswith("__"):
             raise AttributeError(name)
         return opaque(f"{cls.__name__}.{name}")
 
-    def __getitem__(cls, item):
+    def __getitem__(cls, item: object) -> _OpaqueMeta:
         return cls
 
-    def __or__(cls, other):
+    def __or__(cls, other: object) -> _OpaqueMeta:
         return cls
 
-    def __ror__(cls, other):
+    def __ror__(cls, other: object) -> _OpaqueMeta:
         return cls
 
 
@@ -54,24 +59,24 @@ def opaque(qualname: str) -> type:
     """A placeholder class standing for an engine name nobody modelled."""
     OPAQUE_USED.add(qualname)
 
-    def __init__(self, *a, **k):
+    def __init__(self: object, *a: Any, **k: Any) -> None:
         pass
 
-    def __call__(self, *a, **k):
+    def __call__(self: object, *a: Any, **k: Any) -> Any:
         return a[0] if len(a) == 1 and callable(a[0]) and not k else opaque(qualname + "()")()
 
-    def __getattr__(self, name):
+    def __getattr__(self: object, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
         return opaque(f"{qualname}.{name}")()
 
-    def __enter__(self):
+    def __enter__(self: object) -> object:
         return self
 
-    def __exit__(self, *a):
+    def __exit__(self: object, *a: object) -> Literal[False]:
         return False
 
-    def __bool__(self):
+    def __bool__(self: object) -> bool:
         return not OPAQUE_FALSY["on"]
 
     ns = {
@@ -96,7 +101,7 @@ _LAYERS = {
     "ParallelLMHead": L.ParallelLMHead,
     "LlamaDecoderLayer": L.LlamaDecoderLayer,
     "LlamaMLP": L.LlamaMLP,
-    "LlamaForCausalLM": type("LlamaForCausalLM", (L.nn.Module,), {}),
+    "LlamaForCausalLM": type("LlamaForCausalLM", (nn.Module,), {}),
     "Qwen3DecoderLayer": L.LlamaDecoderLayer,
 }
 
@@ -135,7 +140,7 @@ REAL_PACKAGES: set[str] = set()  # those of them that are a package's __init__
 
 
 class _StubModule(types.ModuleType):
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> object:
         if name.startswith("__"):
             raise AttributeError(name)
         if name in RUNTIME:
@@ -148,12 +153,12 @@ class _StubModule(types.ModuleType):
 
 
 class _Loader(importlib.abc.Loader):
-    def create_module(self, spec):
+    def create_module(self, spec: ModuleSpec) -> types.ModuleType | None:
         if spec.name in REAL_FROM_WHEEL:
             return None
         return _StubModule(spec.name)
 
-    def exec_module(self, module):
+    def exec_module(self, module: types.ModuleType) -> None:
         source = REAL_FROM_WHEEL.get(module.__name__)
         if source is not None:
             exec(
@@ -163,7 +168,12 @@ class _Loader(importlib.abc.Loader):
 
 
 class _Finder(importlib.abc.MetaPathFinder):
-    def find_spec(self, fullname, path, target=None):
+    def find_spec(
+        self,
+        fullname: str,
+        path: Sequence[str] | None,
+        target: types.ModuleType | None = None,
+    ) -> ModuleSpec | None:
         root = fullname.split(".")[0]
         if fullname in REAL_FROM_WHEEL:
             return importlib.util.spec_from_loader(
@@ -188,7 +198,7 @@ def install() -> None:
         sys.meta_path.insert(0, _FINDER)
 
 
-def reset(real_modules: dict[str, str], packages: set[str] = frozenset()) -> None:
+def reset(real_modules: dict[str, str], packages: Set[str] = frozenset()) -> None:
     """Forget every engine module imported so far and serve `real_modules` from source next
     (`packages`: those whose source is a package __init__)."""
     for name in list(sys.modules):

@@ -19,11 +19,11 @@ from typing import Any
 
 import torch
 
-from engine_code import imports, layers, stubs
-from engine_code.chain import StepFn, StepResult
-from engine_code.drafter import DrafterFiles
-from engine_code.record import dropped_tensors, error_record, load_error, unloaded_params
-from engine_code.sources import EngineSource, cut
+from . import imports, layers, stubs
+from .chain import StepFn, StepResult
+from .drafter import DrafterFiles
+from .record import dropped_tensors, error_record, load_error, unloaded_params
+from .sources import EngineSource, cut
 
 MODELS = "sglang/srt/models/"
 MODULE = "sglang/srt/models/llama_eagle3.py"

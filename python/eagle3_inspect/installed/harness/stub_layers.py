@@ -1,21 +1,27 @@
 """Stub infrastructure: the tiniest torch modules that reproduce the parameter names and shapes the
 engines' layer classes create (QKV/merged/row/replicated linears, embeddings, RMSNorm, the base
-Llama decoder layer and MLP) for run.py's drivers. No decision logic lives here: names, shapes and
+Llama decoder layer and MLP) for the load drivers. No decision logic lives here: names, shapes and
 the shard-shape check each engine's own weight_loader performs. The load log (which parameter
 every checkpoint tensor was loaded into), the whole-tensor and shard loaders and the NaN
-parameters are `engine_code.layers`', shared with the forward harness."""
+parameters are `layers`', shared with the forward harness."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
-from engine_code.layers import copy_shard, logged, nan_param, plain_loader
 from torch import nn
 
+from .layers import copy_shard, logged, nan_param, plain_loader
 
-def logged_default_loader(source: str) -> object:
+
+def logged_default_loader(source: str | None) -> object:
     """An engine's own `default_weight_loader` (its source text, exec'd unchanged) wrapped so
-    that the load log records every tensor it writes."""
-    namespace: dict = {"torch": torch}
+    that the load log records every tensor it writes (`source`: the cut function, None when the
+    wheel has none)."""
+    if source is None:
+        raise LookupError("no default_weight_loader in the engine's model_loader/weight_utils.py")
+    namespace: dict[str, Any] = {"torch": torch}
     exec(source, namespace)
     return logged(namespace["default_weight_loader"])
 
@@ -127,7 +133,7 @@ class QKVParallelLinear(_StackedLinear):
         heads = {"head_size": head_size, "total_num_heads": total_num_heads}
         self._configured(hidden_size, list(self.sizes.values()), bias, a, k | heads)
 
-    def _rows(self, shard: object) -> slice:
+    def _rows(self, shard: Any) -> slice:  # the engine's shard id, as it passes it
         """Shard "q", "k" or "v"."""
         start = {"q": 0, "k": self.sizes["q"], "v": self.sizes["q"] + self.sizes["k"]}[shard]
         return slice(start, start + self.sizes[shard])
@@ -147,7 +153,7 @@ class MergedColumnParallelLinear(_StackedLinear):
         _add_weights(self, sum(self.output_sizes), input_size, bias, self.weight_loader)
         self._configured(input_size, self.output_sizes, bias, a, k)
 
-    def _rows(self, shard: object) -> slice:
+    def _rows(self, shard: Any) -> slice:  # the engine's shard id, as it passes it
         """Shard 0 (gate) or 1 (up)."""
         start = sum(self.output_sizes[: int(shard)])
         return slice(start, start + self.output_sizes[int(shard)])
@@ -208,7 +214,7 @@ class _Opaque:
 class LlamaAttention(nn.Module):
     """The names the base Llama attention creates: qkv_proj, o_proj, head/kv counts, `attn`."""
 
-    def __init__(self, config: object, hidden_size: int, prefix: str = "") -> None:
+    def __init__(self, config: Any, hidden_size: int, prefix: str = "") -> None:
         super().__init__()
         nh = config.num_attention_heads
         nkv = getattr(config, "num_key_value_heads", None) or nh
@@ -232,12 +238,12 @@ class LlamaDecoderLayer(nn.Module):
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__()
         # SGLang: (config, layer_id, ...); vLLM: (vllm_config, prefix=..., config=None).
-        config = kwargs.get("config") or kwargs.get("vllm_config") or args[0]
+        config: Any = kwargs.get("config") or kwargs.get("vllm_config") or args[0]
         if not hasattr(config, "hidden_size"):
             config = config.model_config.hf_config
         self.hidden_size = config.hidden_size
         self.self_attn = LlamaAttention(config, config.hidden_size)
-        inter = getattr(config, "intermediate_size", None)
+        inter: Any = getattr(config, "intermediate_size", None)  # None fails in the MLP
         self.mlp = LlamaMLP(
             config.hidden_size, inter, bias=bool(getattr(config, "mlp_bias", False))
         )

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import ast
 import textwrap
+from typing import Any
 
 
-def run_source(text: str, member: str, namespace: dict) -> dict:
+def run_source(text: str, member: str, namespace: dict[str, Any]) -> dict[str, Any]:
     """Exec `text` (cut from wheel file `member`) into `namespace`; tracebacks name the wheel
     file, as the outcome records expect. Returns the namespace."""
     code = compile("from __future__ import annotations\n" + text, f"<wheel>/{member}", "exec")
@@ -40,7 +41,7 @@ def literal_constants(source: str) -> dict[str, object]:
     return found
 
 
-def third_party_imports(source: str, namespace: dict) -> None:
+def third_party_imports(source: str, namespace: dict[str, Any]) -> None:
     """Runs the module's own top-level imports of non-engine packages (transformers,
     packaging, the stdlib; `try: ... except ImportError:` blocks of them too) into
     `namespace`."""

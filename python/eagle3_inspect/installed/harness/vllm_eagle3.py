@@ -20,11 +20,11 @@ from typing import Any
 
 import torch
 
-from engine_code import imports, layers, stubs
-from engine_code.chain import StepFn, StepResult
-from engine_code.drafter import DrafterFiles
-from engine_code.record import dropped_tensors, error_record, load_error, unloaded_params
-from engine_code.sources import EngineSource, cut
+from . import imports, layers, stubs
+from .chain import StepFn, StepResult
+from .drafter import DrafterFiles
+from .record import dropped_tensors, error_record, load_error, unloaded_params
+from .sources import EngineSource, cut
 
 MODULE = "vllm/model_executor/models/llama_eagle3.py"
 REGISTRY = "vllm/model_executor/models/registry.py"
@@ -53,7 +53,7 @@ def _registry(source: EngineSource) -> dict[str, tuple[str, str]]:
             else (node.targets[0] if isinstance(node, ast.Assign) else None)
         )
         if isinstance(target, ast.Name) and target.id == "_SPECULATIVE_DECODING_MODELS":
-            value = node.value
+            value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
             assert value is not None
             return {k: tuple(v) for k, v in ast.literal_eval(value).items()}
     raise LookupError("no _SPECULATIVE_DECODING_MODELS in registry.py")

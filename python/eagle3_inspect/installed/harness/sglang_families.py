@@ -23,18 +23,26 @@ from __future__ import annotations
 import contextlib
 import importlib.abc
 import importlib.util
+from collections.abc import Iterator, Sequence
+from importlib.machinery import ModuleSpec
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
-import quant_truth
-import sglang_truth
-import stub_families as F
-import stub_imports as S
-import stub_layers as L
-import wheel_exec
-from engine_code.drafter import DrafterFiles
-from engine_code.layers import reset_log
-from engine_code.sources import EngineSource, cut
-from hf_config import build_config
-from outcome import load_error, loaded, refused
+from torch import nn
+
+from . import quant_truth, sglang_truth, wheel_exec
+from . import stub_families as F
+from . import stub_imports as S
+from . import stub_layers as L
+from .drafter import DrafterFiles
+from .hf_config import build_config
+from .layers import reset_log
+from .outcome import load_error, loaded, refused
+from .sglang_eagle3 import entry_classes
+from .sources import EngineSource, cut
+
+if TYPE_CHECKING:
+    from transformers import PretrainedConfig
 
 MODELS = "sglang/srt/models/"
 # model file -> the other wheel modules exec'd with it (what it builds its layers from)
@@ -64,7 +72,7 @@ def _module_name(member: str) -> str:
     return member.removesuffix(".py").replace("/", ".")
 
 
-def draft_config(drafter: DrafterFiles, wheel: EngineSource):
+def draft_config(drafter: DrafterFiles, wheel: EngineSource) -> tuple[PretrainedConfig, str]:
     """(hf config, how): SGLang get_config's result for the draft directory."""
     model_type = drafter.config.get("model_type")
     if model_type == "kimi_k2":
@@ -72,7 +80,9 @@ def draft_config(drafter: DrafterFiles, wheel: EngineSource):
         if registry and KIMI_ALIAS in wheel.read(registry):
             from transformers import DeepseekV3Config
 
-            alias = type("_KimiK2ConfigAlias", (DeepseekV3Config,), {"model_type": "kimi_k2"})
+            alias: type[DeepseekV3Config] = type(
+                "_KimiK2ConfigAlias", (DeepseekV3Config,), {"model_type": "kimi_k2"}
+            )
             return alias.from_pretrained(str(drafter.path)), (
                 f"{registry} _CONFIG_REGISTRY['kimi_k2'] (a transformers DeepseekV3Config "
                 "alias) .from_pretrained"
@@ -80,23 +90,24 @@ def draft_config(drafter: DrafterFiles, wheel: EngineSource):
     return build_config(drafter.path), "transformers AutoConfig (called by sglang get_config)"
 
 
-def run(drafter: DrafterFiles, wheel: EngineSource, version: str) -> dict:
+def run(drafter: DrafterFiles, wheel: EngineSource, version: str) -> dict[str, Any]:
     """The record for `drafter` under this SGLang wheel."""
     arch = (drafter.config.get("architectures") or [None])[0]
-    module = sglang_truth.entry_classes(wheel).get(arch)
+    module = entry_classes(wheel).get(arch)
     file = module.rsplit("/", 1)[-1] if module else None
     quantized = quant_truth.declares_quantization(drafter)
     if file not in MODEL_DEPS or (file == "llama_eagle3.py" and not quantized):
         return sglang_truth.run(drafter, wheel, version)
+    assert module is not None  # file is None without it
     return run_family(drafter, wheel, version, arch, module)
 
 
 def run_family(
     drafter: DrafterFiles, wheel: EngineSource, version: str, arch: str, member: str
-) -> dict:
+) -> dict[str, Any]:
     """Exec `member` (and its dependencies), build `arch` from the draft config, load."""
     ids, ids_from = sglang_truth.aux_ids(drafter.config)
-    record: dict = {
+    record: dict[str, Any] = {
         "engine": "sglang",
         "version": version,
         "aux_layer_ids": ids,
@@ -173,14 +184,16 @@ def run_family(
 class _TritonFinder(importlib.abc.MetaPathFinder):
     """Serves `triton` and its submodules as opaque stub modules (see _triton_placeholder)."""
 
-    def find_spec(self, fullname, path, target=None):
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> ModuleSpec | None:
         if fullname.split(".")[0] != "triton":
             return None
         return importlib.util.spec_from_loader(fullname, S._Loader(), is_package=True)
 
 
 @contextlib.contextmanager
-def _triton_placeholder():
+def _triton_placeholder() -> Iterator[None]:
     """dflash.py / dflash_utils.py (0.5.18 .. 0.5.22) import triton at module level for their
     kernels: opaque placeholders stand for it while the engine modules import, removed after.
     torch's own triton probe is answered (cached) first, so torch never sees the stand-in."""
@@ -213,7 +226,7 @@ def _serve_cut_function(wheel: EngineSource, name: str, members: tuple[str, ...]
         return
 
 
-def _family_facts(model, record: dict) -> None:
+def _family_facts(model: nn.Module, record: dict[str, Any]) -> None:
     """What the built model says about its inputs: DFlash's resolved target layer ids and
     context-feature count; the MLA draft's lm_head-from-target flag."""
     draft = getattr(model, "draft_config", None)

@@ -16,8 +16,8 @@ from typing import Any
 
 from torch import nn
 
-from engine_code import attention, layers
-from engine_code.imports import opaque
+from . import attention, layers
+from .imports import opaque
 
 
 class NativeOp(nn.Module):
@@ -76,7 +76,7 @@ def _false(*a: Any, **k: Any) -> bool:
     return False
 
 
-# The helpers and constants both harnesses answer alike (run.py's stub_imports too).
+# The helpers and constants both harnesses answer alike (the load drivers' stub_imports too).
 IDENTITIES: dict[str, object] = {
     "add_prefix": add_prefix,
     "maybe_prefix": add_prefix,

@@ -25,9 +25,9 @@ import sys
 import types
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
-from engine_code.sources import EngineSource
+from .sources import EngineSource
 
 ENGINE_ROOTS = ("sglang", "vllm")
 
@@ -125,7 +125,7 @@ def opaque(qualname: str) -> type:
     def __enter__(self: Any) -> Any:
         return self
 
-    def __exit__(self: Any, *a: Any) -> bool:
+    def __exit__(self: Any, *a: Any) -> Literal[False]:
         return False
 
     namespace: dict[str, Any] = {

@@ -1,23 +1,29 @@
-"""How run.py's drivers record an engine's failure: engine code runs there under `<wheel>/...`
-file names (stub_imports, wheel_exec), which the records keep; what was loaded and dropped is
-read by `engine_code.record`, shared with the forward harness."""
+"""How the load drivers (sglang_truth, vllm_truth and the family dispatchers) record an engine's
+failure: engine code runs there under `<wheel>/...` file names (stub_imports, wheel_exec), which
+the records keep; what was loaded and dropped is read by `record`, shared with the forward
+harness."""
 
 from __future__ import annotations
 
-import stub_imports as S
-from engine_code import record
-from engine_code.layers import LoadLog
-from engine_code.record import unloaded_params
+from typing import Any
+
 from torch import nn
 
+from . import record
+from . import stub_imports as S
+from .layers import LoadLog
+from .record import unloaded_params
 
-def error_record(stage: str, exc: BaseException, decided_by: str) -> dict:
+
+def error_record(stage: str, exc: BaseException, decided_by: str) -> dict[str, Any]:
     """What to record when the engine's code raised: the exception and the last `<wheel>/`
     frame (else the last frame)."""
     return record.error_record(stage, exc, decided_by, engine_files="<wheel>/", shown_as="<wheel>/")
 
 
-def load_error(model: nn.Module, tensors: dict, base: dict, decided_by: str) -> dict | None:
+def load_error(
+    model: nn.Module, tensors: dict[str, Any], base: dict[str, Any], decided_by: str
+) -> dict[str, Any] | None:
     """Runs the engine's own `load_weights` over every drafter tensor: the LOAD-ERROR record if
     it raised, else None."""
     return record.load_error(
@@ -25,14 +31,21 @@ def load_error(model: nn.Module, tensors: dict, base: dict, decided_by: str) -> 
     )
 
 
-def refused(record: dict, stage: str, exc: BaseException, decided_by: str) -> dict:
+def refused(
+    record: dict[str, Any], stage: str, exc: BaseException, decided_by: str
+) -> dict[str, Any]:
     """`record` as REFUSED at `stage`: the engine's code raised `exc`."""
     return record | {"verdict": "REFUSED", "why": error_record(stage, exc, decided_by)}
 
 
 def loaded(
-    record: dict, model: nn.Module, log: LoadLog, dropped: list[str], built_by: str, **facts: object
-) -> dict:
+    record: dict[str, Any],
+    model: nn.Module,
+    log: LoadLog,
+    dropped: list[str],
+    built_by: str,
+    **facts: object,
+) -> dict[str, Any]:
     """`record` as LOADED, with `facts`: the tensors no loader took (`dropped`), the parameters
     left at init and the unmodelled names the run used; `built_by` is the module and class
     whose `__init__` and `load_weights` ran."""

@@ -10,13 +10,13 @@ from typing import Any
 import torch
 from torch import nn
 
-from engine_code.layers import LoadLog
+from .layers import LoadLog
 
 # Shards a stacked parameter needs before it counts as loaded (None = loaded whole).
 _STACKED: dict[str, set[object]] = {
     "qkv_proj": {"q", "k", "v"},
     "gate_up_proj": {0, 1},
-    "fused_qkv_a_proj": {0, 1},  # SGLang's MLA drafts (run.py's family drivers)
+    "fused_qkv_a_proj": {0, 1},  # SGLang's MLA drafts (the family drivers)
 }
 
 

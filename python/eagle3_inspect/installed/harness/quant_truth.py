@@ -23,14 +23,16 @@ import ast
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import Any
 
-import stub_imports as S
 import torch
-import wheel_exec
-from engine_code import layers
-from engine_code.drafter import DrafterFiles
-from engine_code.sources import EngineSource, cut
 from torch import nn
+
+from . import layers, wheel_exec
+from . import stub_imports as S
+from .drafter import DrafterFiles
+from .sources import EngineSource, cut
 
 HF_QUANT_CONFIG = "hf_quant_config.json"
 SGLANG_QUANT = "sglang/srt/layers/quantization/"
@@ -134,7 +136,11 @@ def _sglang_methods(wheel: EngineSource) -> dict[str, tuple[str, str]]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Dict):
             for key, value in zip(node.keys, node.values, strict=True):
-                if isinstance(key, ast.Constant) and isinstance(value, ast.Name):
+                if (
+                    isinstance(key, ast.Constant)
+                    and isinstance(key.value, str)
+                    and isinstance(value, ast.Name)
+                ):
                     found.setdefault(key.value, (imported.get(value.id, ""), value.id))
     return found
 
@@ -150,6 +156,16 @@ def _sglang_method_class(wheel: EngineSource, name: str) -> tuple[str, str]:
 class _Self:
     """A ModelConfig as far as its quantization methods read it; other attributes None."""
 
+    # Set by _sglang_verify (the methods: the wheel's own, bound to this object).
+    quantization: str | None
+    is_draft_model: bool
+    is_draft_quantization_explicit: bool
+    hf_config: SimpleNamespace
+    model_path: str
+    _find_quant_modelslim_config: Callable[[], object]
+    _parse_quant_hf_config: Callable[[], object]
+    _verify_quantization: Callable[[], None]
+
     def __getattr__(self, name: str) -> object:
         if name.startswith("__"):
             raise AttributeError(name)
@@ -157,7 +173,7 @@ class _Self:
         return None
 
 
-def _sglang_verify(drafter: DrafterFiles, wheel: EngineSource) -> tuple[str | None, dict]:
+def _sglang_verify(drafter: DrafterFiles, wheel: EngineSource) -> tuple[str | None, dict[str, Any]]:
     """ModelConfig._verify_quantization for the draft (quantization None: the target's
     default, server_args `speculative_draft_model_quantization = quantization`), with
     `_parse_quant_hf_config` / `_parse_modelopt_quant_config` / `_find_quant_modelslim_config`
@@ -168,7 +184,7 @@ def _sglang_verify(drafter: DrafterFiles, wheel: EngineSource) -> tuple[str | No
     from types import MethodType, SimpleNamespace
 
     source = wheel.read(SGLANG_MODEL_CONFIG)
-    namespace: dict = {"os": __import__("os"), "json": json, "copy": copy}
+    namespace: dict[str, Any] = {"os": __import__("os"), "json": json, "copy": copy}
     namespace["Path"] = __import__("pathlib").Path
     namespace["logger"] = logging.getLogger("sglang.model_config")
     namespace.update(wheel_exec.literal_constants(source))
@@ -246,6 +262,7 @@ def vllm_quant_config(
         # ModelConfig._verify_quantization asks each method's override; the ModelOpt ones
         # are the ones that claim a ModelOpt config (the others check their own formats).
         name = None
+        claimed: Any = None  # the ModelOpt config class that claimed it
         for cls_name in ("ModelOptFp8Config", "ModelOptNvFp4Config"):
             cls = getattr(module, cls_name, None)
             if cls is not None and name is None:
@@ -279,7 +296,9 @@ VLLM_NORMALIZERS = (
 )
 
 
-def _vllm_normalize(drafter: DrafterFiles, wheel: EngineSource) -> tuple[dict | None, str]:
+def _vllm_normalize(
+    drafter: DrafterFiles, wheel: EngineSource
+) -> tuple[dict[str, Any] | None, str]:
     """The quantization config vLLM's model config derives from the draft config.json
     (ModelArchConfigConvertor._normalize_quantization_config, or ModelConfig.
     _parse_quant_hf_config in older wheels: producer "modelopt" -> quant_method "modelopt"),
@@ -297,7 +316,7 @@ def _vllm_normalize(drafter: DrafterFiles, wheel: EngineSource) -> tuple[dict | 
         text = wheel_exec.method_source(source, class_name, method)
         if text is None:
             continue
-        namespace: dict = {"__name__": member, "PretrainedConfig": object}
+        namespace: dict[str, Any] = {"__name__": member, "PretrainedConfig": object}
         namespace["PreTrainedConfig"] = object
         namespace["logger"] = __import__("logging").getLogger(member)
         wheel_exec.run_source(text, member, namespace)
@@ -307,7 +326,7 @@ def _vllm_normalize(drafter: DrafterFiles, wheel: EngineSource) -> tuple[dict | 
 
 
 def create_quantized_weights(
-    layer: nn.Module, method: object, input_size: int, output_sizes: list[int], bias: bool
+    layer: nn.Module, method: Any, input_size: int, output_sizes: list[int], bias: bool
 ) -> None:
     """Replaces a stub linear's weight with the parameters the quantization method creates
     (its own `create_weights`, exec'd), loaded through `quantized_weight_loader`."""
@@ -328,7 +347,7 @@ def create_quantized_weights(
 
 
 def quantized_weight_loader(
-    layer: nn.Module, param: torch.Tensor, loaded: torch.Tensor, shard: object = None
+    layer: nn.Module, param: torch.Tensor, loaded: torch.Tensor, shard: Any = None
 ) -> None:
     """A quantized linear's weight loader, as the engines' linear classes dispatch it to the
     parameter's own load method (SGLang srt/layers/linear.py / vLLM layers/linear.py
@@ -337,7 +356,7 @@ def quantized_weight_loader(
         shard = getattr(loaded, "shard_id", None)
     source = loaded  # the checkpoint tensor, before any reshape (the load log keys on it)
     kind = getattr(layer, "linear_kind", "replicated")
-    sizes = getattr(layer, "sizes", None)
+    sizes: Any = getattr(layer, "sizes", None)
     if kind == "qkv" and shard is not None:
         start = {"q": 0, "k": sizes["q"], "v": sizes["q"] + sizes["k"]}[shard]
         param.load_qkv_weight(

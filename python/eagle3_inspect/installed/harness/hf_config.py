@@ -6,11 +6,15 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from transformers import PretrainedConfig
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
-def build_config(path: Path):
+def build_config(path: Path) -> PretrainedConfig:
     """transformers' config for the drafter directory `path` (raises as AutoConfig does)."""
     from transformers import AutoConfig  # lazily: only the engine drivers need transformers
 

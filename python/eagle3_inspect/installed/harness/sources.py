@@ -3,8 +3,9 @@ installed) or the engine installed in this environment (read from its package di
 imported). Both give the same read-only view: the text of a file by its path inside the
 distribution (`sglang/srt/models/llama_eagle3.py`), and the engine's version. Also the wheel
 cache and its download step (`pip download --no-deps`), and cutting one top-level function or
-class out of a source file with `ast` (the text unchanged). Both harnesses (`run.py` beside
-`forward/`, and the forward runs) read engines through this module."""
+class out of a source file with `ast` (the text unchanged). Both harnesses (the load drivers of
+this package, run by tools/engine_truth/run.py and the installed-engine worker, and the forward
+runs in tools/engine_truth/forward/) read engines through this module."""
 
 from __future__ import annotations
 
@@ -30,6 +31,9 @@ class EngineSource(Protocol):
     engine: str
     version: str
     origin: str
+
+    def __hash__(self) -> int:  # sources key the per-wheel caches (functools.cache)
+        ...
 
     def has(self, member: str) -> bool:
         """Whether the distribution holds the file `member` (a path like `vllm/config.py`)."""

@@ -10,16 +10,22 @@ from __future__ import annotations
 import ast
 import textwrap
 from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
 
-import stub_imports as S
-import stub_layers as L
-from engine_code.drafter import DrafterFiles
-from engine_code.layers import reset_log
-from engine_code.record import dropped_tensors
-from engine_code.sources import EngineSource, cut
-from engine_code.vllm_eagle3 import not_llama_eagle3, speculative_registry, unregistered
-from hf_config import build_config
-from outcome import load_error, loaded, refused
+import torch
+
+from . import stub_imports as S
+from . import stub_layers as L
+from .drafter import DrafterFiles
+from .hf_config import build_config
+from .layers import reset_log
+from .outcome import load_error, loaded, refused
+from .record import dropped_tensors
+from .sources import EngineSource, cut
+from .vllm_eagle3 import not_llama_eagle3, speculative_registry, unregistered
+
+if TYPE_CHECKING:
+    from transformers import PretrainedConfig
 
 EAGLE3_MODULE = "vllm/model_executor/models/llama_eagle3.py"
 UTILS = "vllm/model_executor/models/utils.py"
@@ -42,7 +48,7 @@ def _real_modules(wheel: EngineSource) -> tuple[dict[str, str], set[str]]:
     return {_module_name(m): wheel.read(m) for m in members}, packages
 
 
-def draft_hf_config(drafter: DrafterFiles):
+def draft_hf_config(drafter: DrafterFiles) -> tuple[PretrainedConfig, str]:
     """vLLM's get_config for the draft dir, then SpeculativeConfig's EAGLEConfig wrap (eagle3)."""
     config = drafter.config
     model_type = config.get("model_type")
@@ -68,7 +74,7 @@ def draft_hf_config(drafter: DrafterFiles):
     return wrapped, how + " -> configs/eagle.py EAGLEConfig(method='eagle3') (exec'd)"
 
 
-def runner_aux_ids(wheel: EngineSource, hf) -> dict[str, object]:
+def runner_aux_ids(wheel: EngineSource, hf: PretrainedConfig) -> dict[str, object]:
     """Each runner's own `_get_eagle3_aux_layers_from_config`, exec'd unchanged (dedented) on a
     runner whose speculative_config carries `hf`. None = the target's default layers."""
     results: dict[str, object] = {}
@@ -81,8 +87,10 @@ def runner_aux_ids(wheel: EngineSource, hf) -> dict[str, object]:
             continue
         for node in ast.walk(ast.parse(text)):
             if isinstance(node, ast.FunctionDef) and node.name == AUX_FN:
-                namespace: dict = {}
-                src = textwrap.dedent(ast.get_source_segment(text, node))
+                namespace: dict[str, Any] = {}
+                segment = ast.get_source_segment(text, node)
+                assert segment is not None  # node was parsed from text
+                src = textwrap.dedent(segment)
                 exec(
                     compile(
                         "from __future__ import annotations\n" + src, f"<wheel>/{member}", "exec"
@@ -97,7 +105,9 @@ def runner_aux_ids(wheel: EngineSource, hf) -> dict[str, object]:
     return results
 
 
-def record_config(record: dict, wheel: EngineSource, hf, how: str, no_reader: str) -> list[str]:
+def record_config(
+    record: dict[str, Any], wheel: EngineSource, hf: PretrainedConfig, how: str, no_reader: str
+) -> list[str]:
     """Writes what vLLM's config code resolved into `record` (how the config was built, the
     architectures, each runner's aux ids; `no_reader` when the wheel has no runner reader)
     and returns the architectures."""
@@ -116,14 +126,14 @@ def record_config(record: dict, wheel: EngineSource, hf, how: str, no_reader: st
 class _Ns(SimpleNamespace):
     """A config namespace whose unmodelled attributes read as None (each one is recorded)."""
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> None:
         if name.startswith("__"):
             raise AttributeError(name)
         S.OPAQUE_USED.add(f"vllm_config.*.{name} = None")
         return None
 
 
-def _vllm_config(hf, target_vocab: int):
+def _vllm_config(hf: PretrainedConfig, target_vocab: int | None) -> _Ns:
     draft = _Ns(hf_config=hf)
     return _Ns(
         speculative_config=_Ns(draft_model_config=draft, method="eagle3", parallel_drafting=False),
@@ -132,14 +142,14 @@ def _vllm_config(hf, target_vocab: int):
             get_num_layers=lambda *_: TARGET_LAYERS,
             get_total_num_hidden_layers=lambda *_: TARGET_LAYERS,
             get_vocab_size=lambda: target_vocab,
-            dtype=L.torch.float32,
+            dtype=torch.float32,
         ),
     )
 
 
-def run(drafter: DrafterFiles, wheel: EngineSource, version: str) -> dict:
+def run(drafter: DrafterFiles, wheel: EngineSource, version: str) -> dict[str, Any]:
     """The record for `drafter` under this vLLM wheel."""
-    record: dict = {"engine": "vllm", "version": version, "evidence": {}}
+    record: dict[str, Any] = {"engine": "vllm", "version": version, "evidence": {}}
     S.reset(*_real_modules(wheel))
     S.RUNTIME["default_weight_loader"] = L.logged_default_loader(
         cut(wheel.read("vllm/model_executor/model_loader/weight_utils.py"), "default_weight_loader")
@@ -178,7 +188,7 @@ def run(drafter: DrafterFiles, wheel: EngineSource, version: str) -> dict:
     return loaded(record, model, log, dropped, f"{EAGLE3_MODULE} {class_name}")
 
 
-def _target_vocab(drafter: DrafterFiles) -> int:
+def _target_vocab(drafter: DrafterFiles) -> int | None:
     """The target vocab size the drafter declares (top level or transformer_layer_config)."""
     cfg = drafter.config
     return cfg.get("vocab_size") or (cfg.get("transformer_layer_config") or {}).get("vocab_size")

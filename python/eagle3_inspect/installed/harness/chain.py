@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import torch
 
-from engine_code import attention
+from . import attention
 
 
 @dataclass

@@ -25,21 +25,26 @@ from __future__ import annotations
 
 import ast
 import functools
+from collections.abc import Callable
 from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
 
-import quant_truth
-import stub_families as F
-import stub_imports as S
-import stub_layers as L
-import vllm_truth
-import wheel_exec
-from engine_code.drafter import DrafterFiles
-from engine_code.layers import reset_log
-from engine_code.record import dropped_tensors
-from engine_code.sources import EngineSource, cut
-from engine_code.vllm_eagle3 import unregistered
-from hf_config import build_config
-from outcome import load_error, loaded, refused
+import torch
+
+from . import quant_truth, vllm_truth, wheel_exec
+from . import stub_families as F
+from . import stub_imports as S
+from . import stub_layers as L
+from .drafter import DrafterFiles
+from .hf_config import build_config
+from .layers import reset_log
+from .outcome import load_error, loaded, refused
+from .record import dropped_tensors
+from .sources import EngineSource, cut
+from .vllm_eagle3 import speculative_registry, unregistered
+
+if TYPE_CHECKING:
+    from transformers import PretrainedConfig
 
 MODELS = "vllm/model_executor/models/"
 V2_AUX = "vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py"
@@ -110,7 +115,11 @@ def _config_registry(wheel: EngineSource) -> dict[str, str]:
         for node in ast.walk(ast.parse(wheel.read(CONFIG_PY))):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "LazyConfigDict":
                 for kw in node.keywords:
-                    if kw.arg and isinstance(kw.value, ast.Constant):
+                    if (
+                        kw.arg
+                        and isinstance(kw.value, ast.Constant)
+                        and isinstance(kw.value.value, str)
+                    ):
                         found[kw.arg] = kw.value.value
     return found
 
@@ -120,7 +129,9 @@ def _config_registry_class(wheel: EngineSource, model_type: str | None) -> str |
     return _config_registry(wheel).get(model_type) if model_type else None
 
 
-def draft_hf_config(drafter: DrafterFiles, wheel: EngineSource, method: str):
+def draft_hf_config(
+    drafter: DrafterFiles, wheel: EngineSource, method: str
+) -> tuple[PretrainedConfig, str]:
     """The draft hf_config as SpeculativeConfig leaves it, and how it was built."""
     config = drafter.config
     if config.get("speculators_model_type") is not None:
@@ -165,11 +176,11 @@ CONFIG_UTILS = "vllm/config/utils.py"
 class _Logger:
     """The engine logger's methods (the cut functions log through it)."""
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Callable[..., None]:
         return lambda *a, **k: None
 
 
-def patch_rope(wheel: EngineSource, hf) -> str | None:
+def patch_rope(wheel: EngineSource, hf: PretrainedConfig) -> str | None:
     """vLLM get_config's `patch_rope_parameters(config)` (transformers_utils/config.py), cut
     from the wheel with its helpers and exec'd on the draft config: transformers-4 RoPE fields
     (rope_theta, rope_scaling) standardized into rope_parameters, as the engine does before
@@ -180,7 +191,7 @@ def patch_rope(wheel: EngineSource, hf) -> str | None:
     from transformers import PretrainedConfig
 
     source = wheel.read(CONFIG_PY)
-    namespace: dict = {
+    namespace: dict[str, Any] = {
         "__name__": "vllm.transformers_utils.config",
         "logger": _Logger(),
         "PretrainedConfig": PretrainedConfig,
@@ -202,14 +213,14 @@ def patch_rope(wheel: EngineSource, hf) -> str | None:
     if not found:
         return None
     if "getattr_iter" in source or "getattr_iter" in namespace:
-        utils = __import__("vllm.config.utils", fromlist=["getattr_iter"])
+        utils: Any = __import__("vllm.config.utils", fromlist=["getattr_iter"])
         if "getattr_iter" in namespace:
             utils.getattr_iter = namespace["getattr_iter"]
     namespace["patch_rope_parameters"](hf)
     return f"{CONFIG_PY} patch_rope_parameters (exec'd)"
 
 
-def v2_aux_ids(wheel: EngineSource, hf, method: str) -> object:
+def v2_aux_ids(wheel: EngineSource, hf: PretrainedConfig, method: str) -> object:
     """The V2 model runner's aux-id reader, exec'd (None = the target's default layers)."""
     if not wheel.has(V2_AUX):
         return "absent"
@@ -225,7 +236,7 @@ def v2_aux_ids(wheel: EngineSource, hf, method: str) -> object:
     return list(value) if value else None
 
 
-def _with_v2(record: dict, wheel: EngineSource, hf) -> dict:
+def _with_v2(record: dict[str, Any], wheel: EngineSource, hf: PretrainedConfig) -> dict[str, Any]:
     found = v2_aux_ids(wheel, hf, record.get("method", "eagle3"))
     if found != "absent":
         record.setdefault("aux_layer_ids_by_runner", {})[V2_AUX] = found
@@ -233,7 +244,7 @@ def _with_v2(record: dict, wheel: EngineSource, hf) -> dict:
     return record
 
 
-def run(drafter: DrafterFiles, wheel: EngineSource, version: str) -> dict:
+def run(drafter: DrafterFiles, wheel: EngineSource, version: str) -> dict[str, Any]:
     """The record for `drafter` under this vLLM wheel."""
     S.reset(*vllm_truth._real_modules(wheel))
     try:
@@ -250,7 +261,9 @@ def run(drafter: DrafterFiles, wheel: EngineSource, version: str) -> dict:
     return run_family(drafter, wheel, version, (method, parallel, tokens, method_how))
 
 
-def _v2_for_legacy(record: dict, drafter: DrafterFiles, wheel: EngineSource) -> dict:
+def _v2_for_legacy(
+    record: dict[str, Any], drafter: DrafterFiles, wheel: EngineSource
+) -> dict[str, Any]:
     """Adds the V2 runner's ids to a record of the original harness (its config rebuilt)."""
     if record["verdict"] == "REFUSED" and record["why"].get("stage") == "config":
         return record
@@ -267,10 +280,10 @@ def run_family(
     wheel: EngineSource,
     version: str,
     serving: tuple[str, bool, int | None, str],
-) -> dict:
+) -> dict[str, Any]:
     """Method-aware path: config, registry, the named module exec'd, load."""
     method, parallel, tokens, method_how = serving
-    record: dict = {
+    record: dict[str, Any] = {
         "engine": "vllm",
         "version": version,
         "method": method,
@@ -285,7 +298,7 @@ def run_family(
         return refused(record, "config", exc, "vllm transformers_utils config code")
     archs = vllm_truth.record_config(record, wheel, hf, how, "no V1 reader in this wheel")
     _with_v2(record, wheel, hf)
-    registry = vllm_truth.speculative_registry(wheel)
+    registry = speculative_registry(wheel)
     arch = archs[0] if archs else None
     if arch not in registry:
         return record | unregistered(arch)
@@ -363,7 +376,9 @@ def run_family(
     return result
 
 
-def _vllm_config(hf, drafter: DrafterFiles, serving: tuple[str, bool, int | None]):
+def _vllm_config(
+    hf: PretrainedConfig, drafter: DrafterFiles, serving: tuple[str, bool, int | None]
+) -> vllm_truth._Ns:
     method, parallel, tokens = serving
     draft = vllm_truth._Ns(hf_config=hf, model=str(drafter.path), revision=None)
     target_vocab = vllm_truth._target_vocab(drafter)
@@ -386,6 +401,6 @@ def _vllm_config(hf, drafter: DrafterFiles, serving: tuple[str, bool, int | None
             get_num_layers=lambda *_: vllm_truth.TARGET_LAYERS,
             get_total_num_hidden_layers=lambda *_: vllm_truth.TARGET_LAYERS,
             get_vocab_size=lambda: target_vocab,
-            dtype=L.torch.float32,
+            dtype=torch.float32,
         ),
     )

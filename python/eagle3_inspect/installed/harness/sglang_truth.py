@@ -4,15 +4,19 @@ architecture against the wheel's own EntryClass registry, and record what happen
 
 from __future__ import annotations
 
-import stub_imports as S
-import stub_layers as L
-from engine_code.drafter import DrafterFiles
-from engine_code.layers import LoadLog, reset_log
-from engine_code.record import dropped_tensors
-from engine_code.sglang_eagle3 import entry_classes
-from engine_code.sources import EngineSource, cut, line_of
-from hf_config import build_config
-from outcome import load_error, loaded, refused
+from typing import Any
+
+from torch import nn
+
+from . import stub_imports as S
+from . import stub_layers as L
+from .drafter import DrafterFiles
+from .hf_config import build_config
+from .layers import LoadLog, reset_log
+from .outcome import load_error, loaded, refused
+from .record import dropped_tensors
+from .sglang_eagle3 import entry_classes
+from .sources import EngineSource, cut, line_of
 
 EAGLE3_MODULE = "sglang/srt/models/llama_eagle3.py"
 # Where the model runner reads eagle_config's aux ids (moved to a component in newer wheels).
@@ -22,7 +26,7 @@ RUNNERS = (
 )
 
 
-def aux_ids(config: dict) -> tuple[object, str]:
+def aux_ids(config: dict[str, Any]) -> tuple[object, str]:
     """The model runner: `eagle_config["eagle_aux_hidden_state_layer_ids"]` inside a bare try,
     any failure -> None (the target's default). Re-stated, not exec'd: it is inline in __init__."""
     try:
@@ -31,12 +35,12 @@ def aux_ids(config: dict) -> tuple[object, str]:
         return None, "none (target default)"
 
 
-def run(drafter: DrafterFiles, wheel: EngineSource, version: str) -> dict:
+def run(drafter: DrafterFiles, wheel: EngineSource, version: str) -> dict[str, Any]:
     """The record for `drafter` under this SGLang wheel."""
     src = wheel.read(EAGLE3_MODULE)
     ids, ids_from = aux_ids(drafter.config)
     runner, line = _aux_reader(wheel)
-    record: dict = {
+    record: dict[str, Any] = {
         "engine": "sglang",
         "version": version,
         "aux_layer_ids": ids,
@@ -102,7 +106,9 @@ def run(drafter: DrafterFiles, wheel: EngineSource, version: str) -> dict:
     )
 
 
-def hot_token_dropped(model, tensors: dict, log: LoadLog) -> tuple[list[str], str | None]:
+def hot_token_dropped(
+    model: nn.Module, tensors: dict[str, Any], log: LoadLog
+) -> tuple[list[str], str | None]:
     """(the tensors no loader took, how d2t was consumed): SGLang's draft reads d2t into
     `hot_token_id = d2t + arange` in its own load_weights, outside the parameter loaders."""
     hot = getattr(model, "hot_token_id", None)
