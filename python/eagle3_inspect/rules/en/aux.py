@@ -17,7 +17,12 @@ from eagle3_inspect.findings import Finding
 from eagle3_inspect.reader.draft_config import AUX_ID_LOCATIONS
 from eagle3_inspect.rules.en.conditions import first_present
 from eagle3_inspect.rules.en.emit import finding
-from eagle3_inspect.rules.en.forward_runs import AuxRun, aux_run, producer_default_ids
+from eagle3_inspect.rules.en.forward_runs import (
+    AuxRun,
+    aux_run,
+    measured_aux_run,
+    producer_default_ids,
+)
 from eagle3_inspect.rules.en.profile import FamilyProfile
 
 KNOWN_LOCATIONS = AUX_ID_LOCATIONS
@@ -47,6 +52,13 @@ def _ids(value: Any) -> list[int] | None:
 GUESS = " (a guess: no forward run covers {label} for this config format and target)"
 
 
+# What a no-ids config is fed, in the measured findings' messages.
+NO_IDS = "no ids: its default layers"
+# The no-target findings' frame: the classes measured are named, the user's own is not known.
+UNKNOWN_TARGET = "{label} with the target unknown (no --target)"
+CHECK_TARGET = "--target checks the target it will serve"
+
+
 def _measured(profile: FamilyProfile, run: AuxRun, key: str | None, what: str) -> list[Finding]:
     """Nothing when the run showed the engine feeds the trained aux states, else EN022."""
     if run.verdict == "as-trained":
@@ -57,6 +69,41 @@ def _measured(profile: FamilyProfile, run: AuxRun, key: str | None, what: str) -
             "EN022",
             f"{profile.label} feeds every aux state one layer away from the one this format's "
             f"producers trained on ({what}): {run.evidence(profile.label)}",
+            config_key=key,
+        )
+    ]
+
+
+def _unknown_target(
+    profile: FamilyProfile, run: AuxRun, key: str | None, what: str, guess: str
+) -> list[Finding]:
+    """Without a target class, where runs cover this engine version, format and case on every
+    target class they measured (`run.targets`): EN012 (not checked) in place of the `guess`
+    code when the engine's capture fed the trained states on all of them, the `guess` code
+    (EN010 / EN011) stating the measurement when it fed them one layer off on all of them: a
+    warning, not EN022, since the target may be of another class."""
+    who = UNKNOWN_TARGET.format(label=profile.label)
+    classes = ", ".join(run.targets)
+    evidence = run.evidence(profile.label)
+    if run.verdict == "as-trained":
+        return [
+            finding(
+                profile,
+                "EN012",
+                f"{who}: which aux states it feeds ({what}) could not be checked; on the "
+                f"measured target classes ({classes}) its own capture feeds the states this "
+                f"format's producers trained on: {evidence}; {CHECK_TARGET}",
+                config_key=key,
+                hint="pass --target with the target model's directory",
+            )
+        ]
+    return [
+        finding(
+            profile,
+            guess,
+            f"{who}: on every measured target class ({classes}) its own capture feeds every aux "
+            f"state one layer away from the one this format's producers trained on ({what}): "
+            f"{evidence}; {CHECK_TARGET}",
             config_key=key,
         )
     ]
@@ -155,7 +202,15 @@ def _location_findings(
         stated = any(_stated(config, loc) for loc in KNOWN_LOCATIONS)
         run = None if stated else aux_run(profile.label, config, None, target_architecture)
         if run is not None:
-            return findings + _measured(profile, run, key, "no ids: its default layers"), read
+            return findings + _measured(profile, run, key, NO_IDS), read
+        # No target class (no --target): what the runs measured on the classes they ran.
+        unknown = (
+            measured_aux_run(profile.label, config, None)
+            if target_architecture is None and not stated
+            else None
+        )
+        if unknown is not None:
+            return findings + _unknown_target(profile, unknown, key, NO_IDS, "EN010"), read
         measured = (
             _ignored_ids(profile, config, target_num_layers, target_architecture)
             if elsewhere
@@ -225,10 +280,17 @@ def check_aux_layer_ids(
     key, ids = read
     convention = convention_for(profile, target_architecture)
     run = aux_run(profile.label, config, key, target_architecture)
+    unknown = measured_aux_run(profile.label, config, key) if target_architecture is None else None
+    hint = _convention_hint(profile, key, ids, convention)
     if run is not None:
         findings += _measured(profile, run, key, f"{key}={ids}")
+    elif unknown is not None and (hint or unknown.verdict != "as-trained"):
+        # No target class: EN012 replaces the look-alike guess where every measured class fed
+        # the trained states; a one-layer-off measurement warns whatever the ids look like, as
+        # EN022 does with --target.
+        findings += _unknown_target(profile, unknown, key, f"{key}={ids}", "EN011")
     else:
-        findings += _convention_hint(profile, key, ids, convention)
+        findings += hint
     if target_num_layers is None:
         return findings
     indices = capture_indices(ids, convention)

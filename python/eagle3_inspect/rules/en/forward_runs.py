@@ -24,9 +24,11 @@ from eagle3_inspect.rules.en.versions import parse_version
 
 @dataclass(frozen=True)
 class AuxRun:
-    """One measured case: `as-trained` or `one-layer-off`, over these corpus drafters."""
+    """One measured case: `as-trained` or `one-layer-off` on every target class of `targets`
+    (the table holds a case only when all its drafters agree), over these corpus drafters."""
 
     verdict: str
+    targets: tuple[str, ...]
     drafters: tuple[str, ...]
     top1_on_trained_inputs: str
     capture: tuple[str, ...]
@@ -79,19 +81,31 @@ def aux_run(
     label: str, config: Mapping[str, Any], key: str | None, target_architecture: str | None
 ) -> AuxRun | None:
     """The measured case for this engine version, this config's format and the location the
-    engine read ids from (`key`; None: it found none); None when no run covers it (another
-    target class, version, format, or an `hf` config with ids outside `eagle_config`, which no
-    corpus producer writes)."""
-    if target_architecture is None:  # no --target: the run's target class is unknown
+    engine read ids from (`key`; None: it found none), when it covers `target_architecture`;
+    None when no run covers it (no target class known, another target class, version, format,
+    or an `hf` config with ids outside `eagle_config`, which no corpus producer writes)."""
+    if target_architecture is None:  # no --target: measured_aux_run says what the runs showed
         return None
+    run = measured_aux_run(label, config, key)
+    if run is None or target_architecture not in run.targets:
+        return None
+    return run
+
+
+def measured_aux_run(label: str, config: Mapping[str, Any], key: str | None) -> AuxRun | None:
+    """The measured case for this engine version, this config's format and id location, on
+    whichever target classes were run (`AuxRun.targets`); None when no run covers it (another
+    version, format, an `hf` config with ids outside `eagle_config`, or target classes whose
+    runs disagree: the table then holds no case)."""
     fmt = run_format(config)
     if key is not None and fmt == "hf" and not key.startswith("eagle_config."):
         return None
     item = _runs().get(label, {}).get(fmt, {}).get("ids" if key is not None else "default")
-    if item is None or target_architecture not in item["targets"]:
-        return None  # no run for this version, format and case, or for this target class
+    if item is None:
+        return None
     return AuxRun(
         str(item["verdict"]),
+        tuple(str(t) for t in item["targets"]),
         tuple(item["drafters"]),
         str(item["top1_on_trained_inputs"]),
         tuple(item["capture"]),
