@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import logging
 import typing
 from pathlib import Path
 from types import SimpleNamespace
@@ -89,6 +90,7 @@ def vllm_capture(
     session.runtime["spec_decode_needs_target_embed"] = lambda *a: False
     session.runtime["make_empty_intermediate_tensors_factory"] = lambda *a: None
     session.runtime["get_offloader"] = lambda: SimpleNamespace(wrap_modules=list)  # no offload
+    _vllm_kv_scale_remap(session)
     vcfg = vllm_eagle3.vllm_config(hf, hf.vocab_size)
     vcfg.model_config.hf_config = hf
     out: dict[str, dict[str, Any]] = {}
@@ -104,6 +106,24 @@ def vllm_capture(
                 "opaque_used": sorted(session.opaque_used)
             }
     return out
+
+
+def _vllm_kv_scale_remap(session: imports.Session) -> None:
+    """`model_loader/weight_utils.py maybe_remap_kv_scale_name` exec'd unchanged from the wheel
+    where it has one (0.15.0). 0.15.0's qwen2.py `Qwen2Model.load_weights` calls it on every
+    non-stacked tensor (llama.py only on `*scale*` names) and skips the tensor when it returns
+    None, which the opaque placeholder always did: embed_tokens, o_proj and down_proj stayed NaN
+    and the capture matched nothing (max |diff| NaN). It returns the name unchanged for one that
+    is no k/v scale; its `logger` is stdlib logging with the `*_once` methods vLLM's adds."""
+    member = "vllm/model_executor/model_loader/weight_utils.py"
+    text = cut(session.source.read(member), "maybe_remap_kv_scale_name")
+    if text is None:
+        return
+    log = logging.getLogger(member)
+    logger = SimpleNamespace(warning_once=log.warning, debug_once=log.debug, info_once=log.info)
+    namespace: dict[str, Any] = {"torch": torch, "logger": logger}
+    imports.run_engine_text(text, member, namespace)
+    session.runtime["maybe_remap_kv_scale_name"] = namespace["maybe_remap_kv_scale_name"]
 
 
 def _vllm_file(model: Any) -> str:
