@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import logging
 import typing
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import moe
 import torch
 from inputs import VerifierRun
 
@@ -46,9 +48,17 @@ SGLANG_TARGETS = {
 SGLANG_COMMUNICATOR = "sglang.srt.layers.communicator"
 # vLLM target classes this harness runs: architecture -> the model modules it needs run real
 # (Qwen3ForCausalLM: qwen3.py builds on qwen2.py's Qwen2Model, whose layer loop captures).
+# DeepseekV3ForCausalLM (DeepSeek-V3, Kimi-K2): deepseek_v2.py's model and layer loop, with
+# `layers/mla.py` MultiHeadLatentAttentionWrapper (the MLA projections, norms and rotary) run
+# real; its MLAAttention backend is the reference attention and its FusedMoE a per-expert loop
+# over the wheel's own routing (`_vllm_mla_moe_session`).
 VLLM_TARGETS = {
     "LlamaForCausalLM": ("vllm.model_executor.models.llama",),
     "Qwen3ForCausalLM": ("vllm.model_executor.models.qwen3", "vllm.model_executor.models.qwen2"),
+    "DeepseekV3ForCausalLM": (
+        "vllm.model_executor.models.deepseek_v2",
+        "vllm.model_executor.layers.mla",
+    ),
 }
 # SGLang 0.5.23's layer loop captures through `layers/layer_boundary` (each layer's stage
 # boundaries own the residual add and the capture) and `layers/aux_hidden_states.py`
@@ -75,19 +85,26 @@ def _causal(rows: int) -> attention.AttentionContext:
 
 
 def vllm_capture(
-    version: str, cache: Path, verifier: VerifierRun, variants: list[list[int] | None]
+    version: str,
+    cache: Path,
+    verifier: VerifierRun,
+    variants: list[list[int] | None],
+    config_dir: Path | None = None,
+    config_set: tuple[tuple[str, str], ...] = (),
 ) -> dict[str, dict[str, Any]]:
-    """vLLM: the verifier's class (VLLM_TARGETS: LlamaForCausalLM, Qwen3ForCausalLM) from its
-    model file (vllm_config) + load_weights(verifier tensors), then per ids
-    variant `SupportsEagle3.set_aux_hidden_state_layers(ids)` + forward; each captured tensor's
-    stream boundary. One model per process: vLLM's custom ops register once."""
-    from transformers import AutoConfig
-
+    """vLLM: the verifier's class (VLLM_TARGETS: LlamaForCausalLM, Qwen3ForCausalLM,
+    DeepseekV3ForCausalLM) from its model file (vllm_config: the config in `config_dir`, else the
+    verifier's, read as vLLM reads it) + load_weights(verifier tensors), then per ids variant
+    `SupportsEagle3.set_aux_hidden_state_layers(ids)` + forward; each captured tensor's stream
+    boundary; `config_set`: attributes set on the config after reading it. One model per
+    process: vLLM's custom ops register once."""
     path = wheel_path("vllm", version, cache)
     if path is None:
         return {str(ids): {"verdict": "NO-WHEEL"} for ids in variants}
     source = WheelSource("vllm", version, path)
-    hf = AutoConfig.from_pretrained(str(verifier.path))
+    hf = _vllm_hf_config(source, config_dir or verifier.path)
+    for name, value in config_set:
+        setattr(hf, name, value)
     arch = hf.architectures[0]
     modules = VLLM_TARGETS[arch]
     session = vllm_eagle3.session(source)
@@ -97,15 +114,26 @@ def vllm_capture(
     session.runtime["spec_decode_needs_target_embed"] = lambda *a: False
     session.runtime["make_empty_intermediate_tensors_factory"] = lambda *a: None
     session.runtime["get_offloader"] = lambda: SimpleNamespace(wrap_modules=list)  # no offload
+    _vllm_kv_scale_remap(session)
     vcfg = vllm_eagle3.vllm_config(hf, hf.vocab_size)
     vcfg.model_config.hf_config = hf
     out: dict[str, dict[str, Any]] = {}
     with imports.session(session):
         session.runtime["get_current_vllm_config"] = lambda: vcfg
+        if arch == "DeepseekV3ForCausalLM":
+            _vllm_mla_moe_session(session, vcfg)
         layers.reset_log()
         module = imports.import_engine(modules[0])
-        model = getattr(module, arch)(vllm_config=vcfg, prefix="")
-        model.load_weights(iter(list(_verifier_tensors(verifier).items())))
+        try:
+            model = getattr(module, arch)(vllm_config=vcfg, prefix="")
+            model.load_weights(iter(list(_verifier_tensors(verifier).items())))
+        except Exception as exc:  # the engine's own __init__ / load_weights refused this target
+            why = error_record("load", exc, f"{_vllm_file_of(modules[0])} {arch}")
+            return {
+                str(ids): {"engine": "vllm", "version": version, "ids": ids, "verdict": "ERROR"}
+                | {"why": why, "opaque_used": sorted(session.opaque_used)}
+                for ids in variants
+            }
         model = model.float().eval()
         for ids in variants:
             out[str(ids)] = _vllm_one(model, verifier, ids, version) | {
@@ -114,9 +142,78 @@ def vllm_capture(
     return out
 
 
+def _vllm_kv_scale_remap(session: imports.Session) -> None:
+    """`model_loader/weight_utils.py maybe_remap_kv_scale_name` exec'd unchanged from the wheel
+    where it has one (0.15.0). 0.15.0's qwen2.py `Qwen2Model.load_weights` calls it on every
+    non-stacked tensor (llama.py only on `*scale*` names) and skips the tensor when it returns
+    None, which the opaque placeholder always did: embed_tokens, o_proj and down_proj stayed NaN
+    and the capture matched nothing (max |diff| NaN). It returns the name unchanged for one that
+    is no k/v scale; its `logger` is stdlib logging with the `*_once` methods vLLM's adds."""
+    member = "vllm/model_executor/model_loader/weight_utils.py"
+    text = cut(session.source.read(member), "maybe_remap_kv_scale_name")
+    if text is None:
+        return
+    log = logging.getLogger(member)
+    logger = SimpleNamespace(warning_once=log.warning, debug_once=log.debug, info_once=log.info)
+    namespace: dict[str, Any] = {"torch": torch, "logger": logger}
+    imports.run_engine_text(text, member, namespace)
+    session.runtime["maybe_remap_kv_scale_name"] = namespace["maybe_remap_kv_scale_name"]
+
+
 def _vllm_file(model: Any) -> str:
-    """The wheel file of the target model's class (llama.py, qwen3.py)."""
-    return VLLM_TARGET.replace("llama.py", f"{type(model).__module__.rsplit('.', 1)[-1]}.py")
+    """The wheel file of the target model's class (llama.py, qwen3.py, deepseek_v2.py)."""
+    return _vllm_file_of(type(model).__module__)
+
+
+def _vllm_file_of(module: str) -> str:
+    """The wheel file of dotted model `module`."""
+    return VLLM_TARGET.replace("llama.py", f"{module.rsplit('.', 1)[-1]}.py")
+
+
+def _vllm_hf_config(source: WheelSource, config_dir: Path) -> Any:
+    """The target config as vLLM reads it: transformers' AutoConfig, except for a `model_type`
+    the wheel's `transformers_utils/config.py` maps to a config class itself (Kimi-K2's
+    `kimi_k2="DeepseekV3Config"`: transformers 5.8.1 has no `kimi_k2`, and the file's `auto_map`
+    names remote code vLLM does not run for it)."""
+    import json
+    import re
+
+    import transformers
+
+    model_type = json.loads((Path(config_dir) / "config.json").read_text()).get("model_type")
+    text = source.read("vllm/transformers_utils/config.py")
+    mapped = re.search(rf"^\s*{re.escape(str(model_type))}=\"(\w+)\"", text, re.MULTILINE)
+    if mapped is not None and hasattr(transformers, mapped.group(1)):
+        return getattr(transformers, mapped.group(1)).from_pretrained(str(config_dir))
+    return transformers.AutoConfig.from_pretrained(str(config_dir))
+
+
+def _vllm_mla_moe_session(session: imports.Session, vcfg: Any) -> None:
+    """DeepseekV3ForCausalLM's stand-ins (every one is parallel, fused or a backend):
+    `MLAAttention` -> attention.VllmMLAAttention (reference attention over the MLA latent,
+    expanded by the layer's own kv_b_proj); `FusedMoE` / `FusedMoEFactory`, `GateLinear`,
+    `fused_moe_make_expert_params_mapping` -> moe.py (a per-expert loop over the wheel's own
+    grouped_topk routing); the expert-parallel group one rank (`get_ep_group`). The config:
+    MLA on (`model_config.use_mla`, what vLLM sets for an MLA model on a GPU backend; off it would
+    run DeepseekV2Attention instead), no sequence-parallel MoE, no EPLB, no redundant experts."""
+    moe.routing_from_wheel(session)
+    session.runtime |= {
+        "MLAAttention": attention.VllmMLAAttention,
+        "FusedMoE": moe.FusedMoE,
+        "FusedMoEFactory": moe.FusedMoE,
+        "GateLinear": moe.GateLinear,
+        "fused_moe_make_expert_params_mapping": moe.expert_params_mapping,
+        "get_ep_group": lambda *a: stubs.Answers(
+            device_group=stubs.Answers(size=lambda: 1), rank_in_group=0, world_size=1
+        ),
+    }
+    vcfg.model_config.use_mla = True
+    vcfg.parallel_config = stubs.Answers(
+        use_sequence_parallel_moe=False,
+        enable_eplb=False,
+        eplb_config=stubs.Answers(num_redundant_experts=0),
+        pipeline_parallel_size=1,
+    )
 
 
 def _vllm_one(
@@ -141,14 +238,24 @@ def _vllm_one(
             "why": error_record("capture", exc, f"{_vllm_file(model)} {type(model).__name__}"),
         }
     _, aux = out
+    return record | _matched(aux, verifier, ids) | {"evidence": _vllm_evidence(model)}
+
+
+def _vllm_evidence(model: Any) -> str:
+    """Which engine code recorded the captured states: EagleModelMixin's hook (0.25.0 and later
+    llama.py, qwen2.py), or the layer loop's own append (0.15.0's, deepseek_v2.py), read from
+    the wheel file that defines the model's `forward`."""
+    loop = f"{_vllm_file(model)} {type(model.model).__name__}.forward"
+    defining = type(model.model).forward.__code__.co_filename.removeprefix("<engine>/")
+    if "_maybe_add_hidden_state" in imports.active().source.read(defining):
+        return (
+            f"{loop} + interfaces.py EagleModelMixin._maybe_add_hidden_state "
+            "(set by SupportsEagle3.set_aux_hidden_state_layers)"
+        )
     return (
-        record
-        | _matched(aux, verifier, ids)
-        | {
-            "evidence": f"{_vllm_file(model)} {type(model.model).__name__}.forward + interfaces.py "
-            "EagleModelMixin._maybe_add_hidden_state "
-            "(set by SupportsEagle3.set_aux_hidden_state_layers)",
-        }
+        f"{defining} {type(model.model).__name__}.forward (aux_hidden_states.append(hidden_states"
+        " + residual) before each layer idx in aux_hidden_state_layers, set by "
+        "set_aux_hidden_state_layers)"
     )
 
 

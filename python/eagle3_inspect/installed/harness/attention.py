@@ -182,3 +182,43 @@ class VllmAttention(torch.nn.Module):
             int(self.sliding_window),
             float(self.logits_soft_cap),
         )
+
+
+class VllmMLAAttention(torch.nn.Module):
+    """vLLM's MLAAttention(num_heads, scale, qk_nope_head_dim, qk_rope_head_dim, v_head_dim,
+    q_lora_rank, kv_lora_rank, ..., kv_b_proj, ...), backend replaced by `reference_attention`:
+    what every MLA backend computes, written as its prefill (MHA) form. The latent
+    `kv_c_normed` [T, kv_lora_rank] is expanded by the layer's own `kv_b_proj` into per-head
+    k_nope and v; each head's key is k_nope followed by the shared rotated `k_pe` [T, 1, rope];
+    the query [T, H, nope + rope] comes rotated from the model's MLA wrapper. Output
+    [T, H * v_head_dim]."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__()
+        self.num_heads, self.scale = int(kwargs["num_heads"]), float(kwargs["scale"])
+        self.qk_nope_head_dim = int(kwargs["qk_nope_head_dim"])
+        self.qk_rope_head_dim = int(kwargs["qk_rope_head_dim"])
+        self.v_head_dim = int(kwargs["v_head_dim"])
+        self.kv_lora_rank = int(kwargs["kv_lora_rank"])
+        # A plain attribute, not a submodule: the wrapper's model owns kv_b_proj's weight.
+        self.__dict__["kv_b_proj"] = kwargs["kv_b_proj"]
+
+    def forward(
+        self, q: torch.Tensor, kv_c_normed: torch.Tensor, k_pe: torch.Tensor, *a: Any, **kw: Any
+    ) -> torch.Tensor:
+        rows, heads = q.shape[0], self.num_heads
+        kv = self.kv_b_proj(kv_c_normed)[0].view(
+            rows, heads, self.qk_nope_head_dim + self.v_head_dim
+        )
+        k_nope, v = kv.split([self.qk_nope_head_dim, self.v_head_dim], dim=-1)
+        k = torch.cat([k_nope, k_pe.expand(rows, heads, self.qk_rope_head_dim)], dim=-1)
+        return reference_attention(
+            id(self),
+            q.reshape(rows, -1),
+            k.reshape(rows, -1),
+            v.reshape(rows, -1),
+            heads,
+            heads,
+            self.qk_nope_head_dim + self.qk_rope_head_dim,
+            self.scale,
+        )

@@ -2,9 +2,11 @@
 engine's source: the single-process layers (layers.py), the reference attention (attention.py),
 the custom-op base that dispatches to `forward_native`, platform probes (all False: CPU, no
 CUDA/ROCm/NPU/XPU kernels), parallel state (one process), and a few decorators and helpers that
-are identities here. This is the complete list of what the forward harness replaces; anything
-else an engine file touches and that is not run from its source is an opaque placeholder and is
-listed per run (`Session.opaque_used`)."""
+are identities here. This is the complete list of what the forward harness replaces (the
+DeepSeek-V3 target capture adds moe.py's fused-MoE stand-ins and attention.py's
+VllmMLAAttention: capture.py `_vllm_mla_moe_session`); anything else an engine file touches and
+that is not run from its source is an opaque placeholder and is listed per run
+(`Session.opaque_used`)."""
 
 from __future__ import annotations
 
