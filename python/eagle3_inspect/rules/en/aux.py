@@ -151,11 +151,24 @@ def _location_findings(
         # not that case: the drafter was trained on them, and EN010 stays.
         elsewhere = any(first_present(config, [loc]) is not None for loc in KNOWN_LOCATIONS)
         # An explicit null (speculators 0.3 writes one; fix keeps it when converting) is not the
-        # producers' no-ids case the runs measured: its writer's default layers are not known.
+        # no-ids case: the drafter was trained on its writer release's own default layers, which
+        # the runs measured only for the writer versions they name (`null`, with `writers`).
         stated = any(_stated(config, loc) for loc in KNOWN_LOCATIONS)
-        run = None if stated else aux_run(profile.label, config, None, target_architecture)
+        if not stated:
+            run = aux_run(profile.label, config, None, target_architecture)
+            what = "no ids: its default layers"
+        else:
+            run = (
+                None
+                if elsewhere
+                else aux_run(profile.label, config, None, target_architecture, case="null")
+            )
+            what = (
+                f"ids stated null, as speculators {config.get('speculators_version')} writes "
+                "them: its default layers"
+            )
         if run is not None:
-            return findings + _measured(profile, run, key, "no ids: its default layers"), read
+            return findings + _measured(profile, run, key, what), read
         measured = (
             _ignored_ids(profile, config, target_num_layers, target_architecture)
             if elsewhere

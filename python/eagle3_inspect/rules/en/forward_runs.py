@@ -76,20 +76,28 @@ def producer_default_ids(config: Mapping[str, Any], num_layers: int) -> list[int
 
 
 def aux_run(
-    label: str, config: Mapping[str, Any], key: str | None, target_architecture: str | None
+    label: str,
+    config: Mapping[str, Any],
+    key: str | None,
+    target_architecture: str | None,
+    case: str = "default",
 ) -> AuxRun | None:
     """The measured case for this engine version, this config's format and the location the
-    engine read ids from (`key`; None: it found none); None when no run covers it (another
-    target class, version, format, or an `hf` config with ids outside `eagle_config`, which no
-    corpus producer writes)."""
+    engine read ids from (`key`; None: it found none, then `case`: `default` for no ids key,
+    `null` for ids stated null); None when no run covers it (another target class, version,
+    format, an `hf` config with ids outside `eagle_config`, which no corpus producer writes, or,
+    for `null`, a writer version the runs did not cover: what a release trains on without ids is
+    its own default)."""
     if target_architecture is None:  # no --target: the run's target class is unknown
         return None
     fmt = run_format(config)
     if key is not None and fmt == "hf" and not key.startswith("eagle_config."):
         return None
-    item = _runs().get(label, {}).get(fmt, {}).get("ids" if key is not None else "default")
+    item = _runs().get(label, {}).get(fmt, {}).get("ids" if key is not None else case)
     if item is None or target_architecture not in item["targets"]:
         return None  # no run for this version, format and case, or for this target class
+    if "writers" in item and str(config.get("speculators_version")) not in item["writers"]:
+        return None  # ids stated null by a release whose default layers no run measured
     return AuxRun(
         str(item["verdict"]),
         tuple(item["drafters"]),
