@@ -39,3 +39,21 @@ def test_a_norm_flag_no_run_version_computes_as_trained_says_retrain(tmp_path):
     text = _suggestion("specforge-0.2.0-norm-output-false-sglang", "sglang@0.5.23", tmp_path)
     assert text.startswith("no sglang version the forward runs cover computes norm_output=false")
     assert "retrain" in text
+
+
+@pytest.mark.parametrize("engine", ["vllm@0.15.0", "vllm@0.25.0", "vllm@0.33.0"])
+def test_stated_null_ids_fed_one_layer_off_stay_an_error_no_style_change_hides(engine, tmp_path):
+    # speculators 0.3.0 states its ids null and trained on the outputs of its default layers,
+    # which these vLLM versions feed the inputs of (EN022, measured). The hf style without the
+    # writer's fields would only move the config out of the runs' sight (EN010, a guess), so
+    # fix writes nothing and says which ids to write instead.
+    report = eagle3_inspect.fix(
+        CORPUS / "speculators-0.3.0-default",
+        engine=engine,
+        target=LLAMA,
+        out=tmp_path / "out",
+        dry_run=True,
+    )
+    assert report.exit_code == 1 and not (tmp_path / "out").exists()
+    assert [f["code"] for f in report.expected] == ["EN022"]
+    assert "eagle_aux_hidden_state_layer_ids" in (report.suggestion or "")

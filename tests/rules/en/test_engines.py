@@ -845,6 +845,27 @@ def test_en022_and_silence_where_a_forward_run_measured_the_aux_states():
     unknown = check_aux_layer_ids(one("vllm@0.33.0"), sglang_config(), 32)
     assert codes(unknown) == ["EN003", "EN011"] and "a guess" not in unknown[1].message
     assert "LlamaForCausalLM, Qwen3ForCausalLM" in unknown[1].message
+    # ids stated null, as speculators 0.3.0 writes them: trained on the outputs of its datagen's
+    # default layers, and vLLM 0.15 / 0.25 / 0.33 feed their inputs (producer_speculators03.py
+    # against capture_truth.json): EN022, for that writer only; another writer version, an
+    # unrun engine version or an unmeasured target class keep the guess
+    null03 = speculators_config(eagle_aux_hidden_state_layer_ids=None, speculators_version="0.3.0")
+    for label in ("vllm@0.15.0", "vllm@0.25.0", "vllm@0.33.0"):
+        found = check_aux_layer_ids(one(label), null03, 32, LLAMA)
+        assert codes(found) == ["EN022"] and "ids stated null" in found[0].message, label
+    null09 = dict(null03, speculators_version="0.9.0")
+    for label, config, target in (
+        ("vllm@0.33.0", null09, LLAMA),
+        ("vllm@0.20.0", null03, LLAMA),
+        ("vllm@0.33.0", null03, "Qwen3ForCausalLM"),
+    ):
+        kept = check_aux_layer_ids(one(label), config, 32, target)
+        assert codes(kept) == ["EN010"] and "a guess" in kept[0].message, (label, target)
+    # with no --target the runs' verdict on the class they measured (Llama: one layer off) is a
+    # warning that says so, not a guess and not EN022 (the target may be of another class)
+    unknown_null = check_aux_layer_ids(one("vllm@0.33.0"), null03, 32)
+    assert codes(unknown_null) == ["EN010"] and "a guess" not in unknown_null[0].message
+    assert "LlamaForCausalLM" in unknown_null[0].message
 
 
 def _flag_codes(spec: str, ckpt: dict, config: dict) -> list[tuple[str, str | None]]:

@@ -77,14 +77,18 @@ def _eagle3(label: str):
     return profile.family_profile("eagle3")
 
 
-def _config(fmt: str, case: str, convention: str) -> dict:
-    """A minimal config of `fmt` with no aux ids (`default`) or ids that look like the other
-    convention's (`ids`), so that without a run the look-alike guess (EN011) would fire."""
+def _config(fmt: str, case: str, convention: str, writers: list[str] | None = None) -> dict:
+    """A minimal config of `fmt` with no aux ids (`default`), ids stated null by a writer
+    version the run covers (`null`), or ids that look like the other convention's (`ids`), so
+    that without a run the look-alike guess (EN011) would fire."""
     ids = [1, 15, 28] if convention == "input-of" else [2, 16, 29]
     if fmt == "speculators":
         config: dict = {"speculators_config": {"algorithm": "eagle3"}}
         if case == "ids":
             config["eagle_aux_hidden_state_layer_ids"] = ids
+        if case == "null":
+            config["eagle_aux_hidden_state_layer_ids"] = None
+            config["speculators_version"] = (writers or ["?"])[0]
         return config
     config = {"architectures": ["LlamaForCausalLMEagle3"]}
     if case == "ids":
@@ -110,14 +114,14 @@ def test_every_measured_case_replaces_the_guess_without_a_target(
     states, the guess's own code as a warning naming them where all were one layer off."""
     item = RUNS[label][fmt][case]
     profile = _eagle3(label)
-    config = _config(fmt, case, convention_for(profile, None))
+    config = _config(fmt, case, convention_for(profile, None), item.get("writers"))
     (found,) = _aux(check_aux_layer_ids(profile, config, None))
     assert "a guess" not in found.message
     assert all(target in found.message for target in item["targets"]), found.message
     if item["verdict"] == "as-trained":
         assert (found.code, found.severity) == ("EN012", Severity.INFO)
     else:
-        guess = "EN010" if case == "default" else "EN011"
+        guess = "EN011" if case == "ids" else "EN010"  # no ids, or ids stated null
         assert (found.code, found.severity) == (guess, Severity.WARNING)
 
 

@@ -2,9 +2,11 @@
 against each engine version's own draft-model forward, on identical inputs, written to
 `forward_truth.json` next to `engine_truth.json` (see README.md in this directory).
 
-Usage (the producers venv; speculators 0.3 drafters from the spec03 overlay):
+Usage (the producers venv; speculators 0.3 drafters' producer forward in the spec03 overlay venv,
+tests/corpus/README.md, named by --overlay-python):
     python tools/engine_truth/forward/run_forward.py --drafter speculators-0.9.0-default ... \
-        --sglang 0.5.23 --vllm 0.33.0 [--out tools/engine_truth/forward_truth.json]
+        --sglang 0.5.23 --vllm 0.33.0 [--out tools/engine_truth/forward_truth.json] \
+        [--overlay-python $VENVS/spec03/bin/python]
 """
 
 from __future__ import annotations
@@ -50,9 +52,27 @@ def manifest_entry(name: str) -> dict[str, Any]:
     raise LookupError(f"{name} is not in tests/corpus/manifest.json")
 
 
-def producer_forward(entry: dict[str, Any], drafter: Any, verifier: VerifierRun) -> ProducerRun:
+def overlay_forward(
+    script: str, drafter: Any, verifier: VerifierRun, python: Path | None
+) -> ProducerRun:
+    """A producer forward that runs in another venv (`python`): the verifier run saved beside the
+    perturbed drafter, `script` run on that folder, its `producer.pt` read back."""
+    if python is None:
+        raise RuntimeError(f"{drafter.name}: its producer forward needs --overlay-python")
+    torch.save(verifier, drafter.path / "verifier.pt")
+    subprocess.run([str(python), str(HERE / script), str(drafter.path)], check=True)
+    prod: ProducerRun = torch.load(drafter.path / "producer.pt", weights_only=False)
+    return prod
+
+
+def producer_forward(
+    entry: dict[str, Any], drafter: Any, verifier: VerifierRun, overlay: Path | None = None
+) -> ProducerRun:
     """The drafter's own producer's training forward over the perturbed copy."""
     producer = entry["producer"]
+    if producer == "speculators" and entry["producer_version"].startswith("0.3."):
+        # 0.3 predates transformers 5: its own process in the overlay venv
+        return overlay_forward("producer_speculators03.py", drafter, verifier, overlay)
     if producer == "speculators":
         import producer_speculators
 
@@ -100,7 +120,7 @@ def compare(
     }
 
 
-def prepare(name: str, work: Path) -> dict[str, Any]:
+def prepare(name: str, work: Path, overlay: Path | None = None) -> dict[str, Any]:
     """One drafter: verifier run, perturbed copy and inputs under `work/name`, producer forward.
     Returns the drafter's record with the producer's run under "_producer"."""
     entry = manifest_entry(name)
@@ -113,7 +133,7 @@ def prepare(name: str, work: Path) -> dict[str, Any]:
     saved = work / name / "producer.pt"
     prod = torch.load(saved, weights_only=False) if saved.exists() else None
     if prod is None:
-        prod = producer_forward(entry, drafter, verifier)
+        prod = producer_forward(entry, drafter, verifier, overlay)
         torch.save(prod, saved)
     torch.save(
         {
@@ -169,6 +189,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
     ap.add_argument("--work", type=Path, help="reuse this scratch dir's producer runs")
+    ap.add_argument(
+        "--overlay-python", type=Path, help="the spec03 overlay venv's python (speculators 0.3)"
+    )
     args = ap.parse_args(argv)
     warnings.filterwarnings("ignore")
     torch.manual_seed(0)
@@ -183,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in args.drafter:
         print(f"== {name}", flush=True)
         try:
-            prepared[name] = prepare(name, work)
+            prepared[name] = prepare(name, work, args.overlay_python)
         except Exception as exc:  # a producer forward that fails is recorded, not fatal
             print(f"   producer forward failed: {type(exc).__name__}: {exc}", flush=True)
             traceback.print_exc()

@@ -9,9 +9,12 @@ run data, generated from the committed forward, capture and attribution truth
 The rules' data (`python/eagle3_inspect/rules/en/forward_runs.toml`) says, per engine version
 whose capture was run and per config format (`speculators`: a `speculators_config`; `hf`: the
 SGLang / SpecForge / Model-Optimizer layout with `eagle_config`), whether the aux states that
-engine feeds are the ones the format's producers trained on, with ids (`ids`) and without
-(`default`): `as-trained` when every corpus drafter of that kind matched, `one-layer-off` when
-every one differed, absent otherwise (the rules then keep their guess and say so). Its `[flags]`
+engine feeds are the ones the format's producers trained on, with ids (`ids`), without (`default`)
+and with ids stated null (`null`, as speculators 0.3 writes them: what it trained on is its
+release's own default, so that case also names the `writers`, the configs' `speculators_version`
+values, and covers only those): `as-trained` when every corpus drafter of that kind matched,
+`one-layer-off` when every one differed, absent otherwise (the rules then keep their guess and
+say so). Its `[flags]`
 tables (flag_runs.py) say per engine version, format and norm flag value whether the draft
 forward computes as trained (`as-trained`) or a single-change re-run showed the value is what
 makes it differ (`differs`)."""
@@ -52,6 +55,24 @@ def config_ids(name: str) -> list[int] | None:
     config = json.loads((REPO / "tests" / "corpus" / name / "config.json").read_text())
     nested = (config.get("eagle_config") or {}).get("eagle_aux_hidden_state_layer_ids")
     return config.get("eagle_aux_hidden_state_layer_ids", nested)
+
+
+def states_null_ids(name: str) -> bool:
+    """Whether the drafter's config writes `eagle_aux_hidden_state_layer_ids` as an explicit null
+    (top level or eagle_config) and gives ids nowhere."""
+    config = json.loads((REPO / "tests" / "corpus" / name / "config.json").read_text())
+    nested = config.get("eagle_config") or {}
+    stated = "eagle_aux_hidden_state_layer_ids" in config or (
+        "eagle_aux_hidden_state_layer_ids" in nested
+    )
+    return stated and config_ids(name) is None
+
+
+def writer_version(name: str) -> str | None:
+    """The `speculators_version` the drafter's config records (None for other writers)."""
+    config = json.loads((REPO / "tests" / "corpus" / name / "config.json").read_text())
+    version = config.get("speculators_version")
+    return None if version is None else str(version)
 
 
 def target_class(forward: dict[str, Any], name: str) -> str:
@@ -172,7 +193,8 @@ def rules_data(forward: dict[str, Any], capture: dict[str, Any]) -> dict[str, An
                 continue
             if row["ids"] is None and config_ids(name) is not None:
                 continue  # ids the engine does not read (EN003's case), not its default's
-            kind = "default" if row["ids"] is None else "ids"
+            kind = "null" if states_null_ids(name) else "default"
+            kind = kind if row["ids"] is None else "ids"
             seen.setdefault(key, {}).setdefault(fmt, {}).setdefault(kind, []).append(
                 (name, row["engine_boundaries"] == trained)
             )
@@ -189,13 +211,16 @@ def rules_data(forward: dict[str, Any], capture: dict[str, Any]) -> dict[str, An
                 ]
                 agree = sum(c.get("top1_agree", 0) for c in top1)
                 total = sum(c.get("positions", 0) for c in top1)
-                out.setdefault(key, {}).setdefault(fmt, {})[kind] = {
+                item = {
                     "verdict": "as-trained" if matched == {True} else "one-layer-off",
                     "targets": sorted({target_class(forward, n) for n, _ in rows}),
                     "drafters": sorted(n for n, _ in rows),
                     "top1_on_trained_inputs": f"{agree}/{total}",
                     "capture": sorted({capture["drafters"][n][key]["capture"] for n, _ in rows}),
                 }
+                if kind == "null":  # the writer's own default: only those writers are covered
+                    item["writers"] = sorted({str(writer_version(n)) for n, _ in rows})
+                out.setdefault(key, {}).setdefault(fmt, {})[kind] = item
     return out
 
 
@@ -213,8 +238,9 @@ def rules_toml(data: dict[str, Any], flags: dict[str, Any]) -> str:
                 lines.append(f'[runs."{key}".{fmt}.{kind}]')
                 for field in ("verdict", "top1_on_trained_inputs"):
                     lines.append(f"{field} = {json.dumps(item[field])}")
-                for field in ("targets", "drafters", "capture"):
-                    lines.append(f"{field} = {json.dumps(item[field])}")
+                for field in ("targets", "drafters", "capture", "writers"):
+                    if field in item:
+                        lines.append(f"{field} = {json.dumps(item[field])}")
                 lines.append("")
     for key, formats in flags.items():
         for fmt, names in formats.items():

@@ -28,7 +28,14 @@ from eagle3_inspect.commands.fix.config import (
 )
 from eagle3_inspect.commands.fix.contract import place_verifier, satisfy_contract
 from eagle3_inspect.commands.fix.names import DIALECTS, rename_all
-from eagle3_inspect.commands.fix.simulate import UNFIXABLE, errors, score, simulate
+from eagle3_inspect.commands.fix.simulate import (
+    UNFIXABLE,
+    UNSCORED,
+    errors,
+    score,
+    simulate,
+    unfixable_for,
+)
 from eagle3_inspect.commands.fix.vocab import generate_t2d, needs_t2d, offsets_d2t, t2d_info
 from eagle3_inspect.findings import Finding, Severity
 from eagle3_inspect.layout import detect_layout
@@ -69,6 +76,8 @@ class Plan:
     suggestion: str | None = None
     # What validate's family, target and EN checks say about the planned drafter (EN folded).
     after: list[Finding] = field(default_factory=list)
+    # The error codes no conversion of this source fixes (simulate.unfixable_for).
+    unfixable: frozenset[str] = frozenset(UNFIXABLE)
 
     @property
     def renames(self) -> dict[str, str]:
@@ -270,6 +279,8 @@ def make_plan(
     profile, family = served_family(engine, ckpt)
     d2t, d2t_note = offsets_d2t(ckpt, target)
     d2t_len = int(ckpt.tensors["d2t"].shape[0]) if "d2t" in ckpt.tensors else None
+    cannot = unfixable_for(ckpt.config)
+    unscored = frozenset(UNSCORED) | (cannot - UNFIXABLE)  # kept by every conversion
     best = None
     refused: list[Refusal] = []
     for config, contract, names, style_rank in _candidates(
@@ -284,7 +295,7 @@ def make_plan(
             found, raw = simulate(profile, family, _infos(ckpt, names, extra), config, target)
             t2d = int(draft.vocab_size)
         changed = sum(a != b for a, b in names.items())
-        key = (*score(raw), changed, style_rank)
+        key = (*score(raw, unscored), changed, style_rank)
         if best is None or key < best[0]:
             best = (key, config, names, found, t2d, extra, contract)
     if best is None:
@@ -305,10 +316,11 @@ def make_plan(
         config=config,
         config_changes=key_path_diff(ckpt.config, config) if ckpt.config else {},
         d2t=d2t if "d2t" in names else None,
-        expected=[f for f in errors(found) if f.code in UNFIXABLE],
+        expected=[f for f in errors(found) if f.code in cannot],
         after=found,
+        unfixable=cannot,
     )
-    blocking = [f for f in errors(found) if f.code not in UNFIXABLE]
+    blocking = [f for f in errors(found) if f.code not in cannot]
     if blocking:
         if contract_refusal is not None and any(f.code == "EN018" for f in blocking):
             refusal = contract_refusal
@@ -334,8 +346,16 @@ def _suggest(
     config: Mapping[str, Any],
 ) -> str | None:
     """What to do about the findings no conversion fixes: the engine version that captures the
-    target (EN006), the versions the forward runs show computing the flag as trained (EN023)."""
+    target (EN006), the versions the forward runs show computing the flag as trained (EN023),
+    the ids to write by hand (EN022 with none in the config)."""
     advice: list[str] = []
+    if any(f.code == "EN022" for f in expected):
+        advice.append(
+            "the config gives no aux layer ids, so the engine feeds its default layers, which "
+            "are not the ones the drafter was trained on: write those ids where "
+            f"{profile.label} reads them ({', '.join(profile.aux_layer_ids) or 'nowhere'}), in "
+            "its convention, then run fix again"
+        )
     if any(f.code == "EN006" for f in expected) and target is not None and target.architectures:
         since = first_capturing_version(profile, target.architectures[0])
         if since is None:

@@ -27,6 +27,16 @@ UNFIXABLE = {"EN006", "EN023"}
 UNSCORED = {"EN023"}
 
 
+def unfixable_for(config: dict[str, Any] | None) -> frozenset[str]:
+    """UNFIXABLE, and EN022 when the source config gives no aux ids (none, or stated null as
+    speculators 0.3 writes them): fix moves ids between conventions, and with none there is
+    nothing to move; the layers the drafter was trained on are its writer release's own default,
+    which a config style that drops the writer's fields only hides from the runs."""
+    if read_draft_config(config).aux_layer_ids is None:
+        return frozenset(UNFIXABLE | {"EN022"})
+    return frozenset(UNFIXABLE)
+
+
 def simulate(
     profile: FamilyProfile,
     family: Family,
@@ -55,11 +65,14 @@ def errors(findings: list[Finding]) -> list[Finding]:
     return [f for f in findings if f.severity is Severity.ERROR]
 
 
-def score(findings: list[Finding]) -> tuple[int, int, int]:
-    """(refused, errors, warnings) of unfolded findings: lower is a drafter the engine loads
-    more faithfully. A refusal counts first: a form the engine cannot read is worse than any
-    it reads, however many findings the refused one would otherwise have."""
-    findings = [f for f in findings if f.code not in UNSCORED]
+def score(
+    findings: list[Finding], unscored: frozenset[str] = frozenset(UNSCORED)
+) -> tuple[int, int, int]:
+    """(refused, errors, warnings) of unfolded findings, less `unscored` codes (those every
+    conversion keeps): lower is a drafter the engine loads more faithfully. A refusal counts
+    first: a form the engine cannot read is worse than any it reads, however many findings the
+    refused one would otherwise have."""
+    findings = [f for f in findings if f.code not in unscored]
     errs = errors(findings)
     return (
         int(any(f.code in REFUSALS for f in errs)),

@@ -1,7 +1,7 @@
 """Checking a written drafter before it is declared fixed: `validate` for the same engine version
-(no errors but those the plan says no conversion can fix), and the plan against what was written
-(every weight bit-equal under its planned name, d2t the same mapping, nothing added or removed
-that was not planned, config.json exactly the planned one).
+(no errors but those the plan says no conversion can fix, `Plan.unfixable`), and the plan
+against what was written (every weight bit-equal under its planned name, d2t the same mapping,
+nothing added or removed that was not planned, config.json exactly the planned one).
 
 No data is read a second time. The bytes were checked while they were written: each shard's
 header was read back by the package's own reader, each tensor written to the range it gives for
@@ -18,7 +18,6 @@ from typing import Any
 
 from eagle3_inspect.commands.diff.vocab import compare_vocab
 from eagle3_inspect.commands.fix.plan import Plan
-from eagle3_inspect.commands.fix.simulate import UNFIXABLE
 from eagle3_inspect.commands.validate import validate
 from eagle3_inspect.findings import Severity
 from eagle3_inspect.reader.checkpoint import Checkpoint
@@ -37,10 +36,11 @@ def _validate(
     target: str | None,
     stats: dict[str, TensorStats],
     threads: int | None,
+    unfixable: frozenset[str],
 ) -> dict[str, Any]:
     report = validate(dst, engine=engine, target=target, stats=stats, threads=threads)
     errs = [f for f in report.findings if f.severity is Severity.ERROR]
-    unexpected = [f for f in errs if f.code not in UNFIXABLE and not f.code.startswith(DATA_FAMILY)]
+    unexpected = [f for f in errs if f.code not in unfixable and not f.code.startswith(DATA_FAMILY)]
     return {
         "ok": not unexpected,
         "errors": [f.to_dict() for f in unexpected],
@@ -122,7 +122,7 @@ def verify(
     dst = Checkpoint(path)
     stats = {name: s for f in files for name, s in f.stats.items()}
     checked = {
-        "validate": _validate(dst, engine, target, stats, threads),
+        "validate": _validate(dst, engine, target, stats, threads, plan.unfixable),
         "diff": _plan_check(src, dst, plan, files),
     }
     checked["ok"] = checked["validate"]["ok"] and checked["diff"]["ok"]

@@ -198,19 +198,32 @@ def _location_findings(
         # not that case: the drafter was trained on them, and EN010 stays.
         elsewhere = any(first_present(config, [loc]) is not None for loc in KNOWN_LOCATIONS)
         # An explicit null (speculators 0.3 writes one; fix keeps it when converting) is not the
-        # producers' no-ids case the runs measured: its writer's default layers are not known.
+        # no-ids case: the drafter was trained on its writer release's own default layers, which
+        # the runs measured only for the writer versions they name (`null`, with `writers`).
         stated = any(_stated(config, loc) for loc in KNOWN_LOCATIONS)
-        run = None if stated else aux_run(profile.label, config, None, target_architecture)
+        if not stated:
+            run = aux_run(profile.label, config, None, target_architecture)
+            what = "no ids: its default layers"
+        else:
+            run = (
+                None
+                if elsewhere
+                else aux_run(profile.label, config, None, target_architecture, case="null")
+            )
+            what = (
+                f"ids stated null, as speculators {config.get('speculators_version')} writes "
+                "them: its default layers"
+            )
         if run is not None:
-            return findings + _measured(profile, run, key, NO_IDS), read
-        # No target class (no --target): what the runs measured on the classes they ran.
-        unknown = (
-            measured_aux_run(profile.label, config, None)
-            if target_architecture is None and not stated
-            else None
-        )
+            return findings + _measured(profile, run, key, what), read
+        # No target class (no --target): what the runs measured on the classes they ran (for
+        # ids stated null, only for the writer versions a run covers, as with a target).
+        unknown = None
+        if target_architecture is None and not (stated and elsewhere):
+            case = "null" if stated else "default"
+            unknown = measured_aux_run(profile.label, config, None, case)
         if unknown is not None:
-            return findings + _unknown_target(profile, unknown, key, NO_IDS, "EN010"), read
+            return findings + _unknown_target(profile, unknown, key, what, "EN010"), read
         measured = (
             _ignored_ids(profile, config, target_num_layers, target_architecture)
             if elsewhere

@@ -78,31 +78,42 @@ def producer_default_ids(config: Mapping[str, Any], num_layers: int) -> list[int
 
 
 def aux_run(
-    label: str, config: Mapping[str, Any], key: str | None, target_architecture: str | None
+    label: str,
+    config: Mapping[str, Any],
+    key: str | None,
+    target_architecture: str | None,
+    case: str = "default",
 ) -> AuxRun | None:
     """The measured case for this engine version, this config's format and the location the
-    engine read ids from (`key`; None: it found none), when it covers `target_architecture`;
-    None when no run covers it (no target class known, another target class, version, format,
-    or an `hf` config with ids outside `eagle_config`, which no corpus producer writes)."""
+    engine read ids from (`key`; None: it found none, then `case`: `default` for no ids key,
+    `null` for ids stated null), when it covers `target_architecture`; None when no run covers
+    it (no target class known, another target class, version, format, an `hf` config with ids
+    outside `eagle_config`, which no corpus producer writes, or, for `null`, a writer version
+    the runs did not cover: what a release trains on without ids is its own default)."""
     if target_architecture is None:  # no --target: measured_aux_run says what the runs showed
         return None
-    run = measured_aux_run(label, config, key)
+    run = measured_aux_run(label, config, key, case)
     if run is None or target_architecture not in run.targets:
         return None
     return run
 
 
-def measured_aux_run(label: str, config: Mapping[str, Any], key: str | None) -> AuxRun | None:
-    """The measured case for this engine version, this config's format and id location, on
-    whichever target classes were run (`AuxRun.targets`); None when no run covers it (another
-    version, format, an `hf` config with ids outside `eagle_config`, or target classes whose
-    runs disagree: the table then holds no case)."""
+def measured_aux_run(
+    label: str, config: Mapping[str, Any], key: str | None, case: str = "default"
+) -> AuxRun | None:
+    """The measured case for this engine version, this config's format and id location (`case`
+    as for `aux_run`), on whichever target classes were run (`AuxRun.targets`); None when no run
+    covers it (another version, format, an `hf` config with ids outside `eagle_config`, a
+    writer version no `null` run covers, or target classes whose runs disagree: the table then
+    holds no case)."""
     fmt = run_format(config)
     if key is not None and fmt == "hf" and not key.startswith("eagle_config."):
         return None
-    item = _runs().get(label, {}).get(fmt, {}).get("ids" if key is not None else "default")
+    item = _runs().get(label, {}).get(fmt, {}).get("ids" if key is not None else case)
     if item is None:
         return None
+    if "writers" in item and str(config.get("speculators_version")) not in item["writers"]:
+        return None  # ids stated null by a release whose default layers no run measured
     return AuxRun(
         str(item["verdict"]),
         tuple(str(t) for t in item["targets"]),
