@@ -2,7 +2,9 @@
 the draft vocabulary and the top-1 target token ids (through the producer's own d2t), how many
 leading rows are valid at that step (the producers pad the shifted tokens at the end), the aux
 hidden states it was fed and which layer boundaries they came from (`stream` indices, see
-inputs.py), and where that choice is made in its code."""
+inputs.py), and where that choice is made in its code. `draft_error`: when the producer's own
+forward collected the aux states but its draft module then raised (no logits: `logits` empty),
+where and why."""
 
 from __future__ import annotations
 
@@ -23,9 +25,11 @@ class ProducerRun:
     boundaries: list[int]
     evidence: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    draft_error: dict[str, Any] | None = None
 
     def summary(self) -> dict[str, Any]:
-        return {
+        extra = {} if self.draft_error is None else {"draft_error": self.draft_error}
+        return extra | {
             "producer": self.producer,
             "version": self.version,
             "aux_boundaries": self.boundaries,

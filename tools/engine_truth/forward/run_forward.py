@@ -52,6 +52,11 @@ def manifest_entry(name: str) -> dict[str, Any]:
     raise LookupError(f"{name} is not in tests/corpus/manifest.json")
 
 
+def verifier_dir(entry: dict[str, Any]) -> str:
+    """The corpus verifier the drafter was trained over (`deepseek_v3` -> `deepseek-v3-8l`)."""
+    return f"{entry['verifier']['arch'].replace('_', '-')}-8l"
+
+
 def overlay_forward(
     script: str, drafter: Any, verifier: VerifierRun, python: Path | None
 ) -> ProducerRun:
@@ -84,8 +89,7 @@ def producer_forward(
     if producer == "modelopt":
         import producer_modelopt
 
-        overrides = entry["options"]["eagle_architecture_config_overrides"]
-        return producer_modelopt.run(drafter, verifier, overrides)
+        return producer_modelopt.run(drafter, verifier, entry["options"])
     raise LookupError(f"no producer forward for {producer}")
 
 
@@ -124,7 +128,7 @@ def prepare(name: str, work: Path, overlay: Path | None = None) -> dict[str, Any
     """One drafter: verifier run, perturbed copy and inputs under `work/name`, producer forward.
     Returns the drafter's record with the producer's run under "_producer"."""
     entry = manifest_entry(name)
-    verifier = run_verifier(CORPUS / "verifiers" / f"{entry['verifier']['arch']}-8l")
+    verifier = run_verifier(CORPUS / "verifiers" / verifier_dir(entry))
     original = read_drafter(CORPUS / name, name)
     head_trained = any(n.endswith("lm_head.weight") for n in original.tensors)
     drafter = original.copy_to(work / name)
@@ -147,7 +151,7 @@ def prepare(name: str, work: Path, overlay: Path | None = None) -> dict[str, Any
     return {
         "producer": prod.summary(),
         "inputs": {
-            "verifier": f"tests/corpus/verifiers/{entry['verifier']['arch']}-8l",
+            "verifier": f"tests/corpus/verifiers/{verifier_dir(entry)}",
             "rows": ROWS,
             "steps": STEPS,
             "perturbed": "norm weights" + (" + lm_head" if head_trained else ""),
@@ -219,6 +223,9 @@ def main(argv: list[str] | None = None) -> int:
             key = f"{engine}@{version}"
             file = work / name / f"{key}.pt"
             run = torch.load(file) if file.exists() else {"verdict": "HARNESS-CRASH"}
+            if "logits" in run and not prod.logits:  # the producer's draft module raised
+                del run["logits"], run["top1"]
+                run["comparison_not_run"] = "the producer's draft forward raised (draft_error)"
             if "logits" in run:
                 run["comparison"] = compare(prod, run.pop("logits"), run.pop("top1"))
                 c = run["comparison"]

@@ -81,18 +81,31 @@ def target_class(forward: dict[str, Any], name: str) -> str:
     return str(json.loads(verifier.read_text())["architectures"][0])
 
 
+def measured(row: dict[str, Any]) -> dict[str, Any]:
+    """The capture row that measured the engine's boundaries: the row itself, or, where the
+    verifier config as written stopped the engine's target before any capture (vLLM's
+    DeepseekV3ForCausalLM over `kimi-k2-8l`: no routing fields, KeyError in load_weights), its
+    `with_config` run (the published config's routing fields set; routing does not move which
+    layer boundary a layer id captures). Its `capture` label names the fields set."""
+    if "engine_boundaries" not in row and "engine_boundaries" in row.get("with_config", {}):
+        return dict(row["with_config"])
+    return row
+
+
 def _load(name: str) -> dict[str, Any]:
     return dict(json.loads((TRUTH / name).read_text()))
 
 
 def _cell(result: dict[str, Any] | None, capture: dict[str, Any] | None, trained: list[int]) -> str:
-    if result is None:
-        return "not run"
-    verdict = result["verdict"]
-    if "comparison" not in result:
-        return verdict
-    c = result["comparison"]
-    text = f"{c['top1_agree']}/{c['positions']} (max {c['max_abs_logit_diff']:.1e})"
+    if result is None:  # no draft forward; the capture alone still says what the engine feeds
+        text = "not run"
+        if capture is None or "engine_boundaries" not in capture:
+            return text
+    elif "comparison" not in result:
+        return str(result["verdict"])
+    else:
+        c = result["comparison"]
+        text = f"{c['top1_agree']}/{c['positions']} (max {c['max_abs_logit_diff']:.1e})"
     if capture is None or "engine_boundaries" not in capture:
         return text + "; aux: capture not run"
     if capture["engine_boundaries"] == trained:
@@ -113,7 +126,9 @@ def matrix(forward: dict[str, Any], capture: dict[str, Any]) -> str:
             continue
         prod = record["producer"]
         head = f"{prod['producer']} {prod['version']}, aux stream {prod['aux_boundaries']}"
-        caps = capture["drafters"].get(name, {})
+        if "draft_error" in prod:  # aux measured, no logits to compare
+            head += f"; draft module raised ({prod['draft_error']['exception'].split(':')[0]})"
+        caps = {k: measured(row) for k, row in capture["drafters"].get(name, {}).items()}
         trained = prod["aux_boundaries"]
         cells = [_cell(record["results"].get(k), caps.get(k), trained) for k in keys]
         lines.append(f"| {name} | {head} | " + " | ".join(cells) + " |")
@@ -144,13 +159,15 @@ def summary(forward: dict[str, Any], capture: dict[str, Any]) -> str:
         row = rows.setdefault(f"{prod['producer']} {prod['version']}", {})
         for key in keys:
             counts = row.setdefault(key, [0, 0, 0])  # as trained, ran, not loaded
-            result = record["results"].get(key, {})
+            if key not in record["results"]:
+                continue  # no engine run (the MLA drafter's draft class: producer side only)
+            result = record["results"][key]
             c = result.get("comparison")
             if c is None:
                 counts[2] += 1
                 continue
             counts[1] += 1
-            cap = capture["drafters"].get(name, {}).get(key, {})
+            cap = measured(capture["drafters"].get(name, {}).get(key, {}))
             if "engine_boundaries" not in cap:
                 unknown.add((prod["producer"], key))
             aux_ok = cap.get("engine_boundaries", prod["aux_boundaries"]) == prod["aux_boundaries"]
@@ -188,7 +205,7 @@ def rules_data(forward: dict[str, Any], capture: dict[str, Any]) -> dict[str, An
             continue
         trained = forward["drafters"][name]["producer"]["aux_boundaries"]
         fmt = config_format(name)
-        for key, row in rows.items():
+        for key, row in ((k, measured(r)) for k, r in rows.items()):
             if "engine_boundaries" not in row:
                 continue
             if row["ids"] is None and config_ids(name) is not None:
@@ -216,7 +233,9 @@ def rules_data(forward: dict[str, Any], capture: dict[str, Any]) -> dict[str, An
                     "targets": sorted({target_class(forward, n) for n, _ in rows}),
                     "drafters": sorted(n for n, _ in rows),
                     "top1_on_trained_inputs": f"{agree}/{total}",
-                    "capture": sorted({capture["drafters"][n][key]["capture"] for n, _ in rows}),
+                    "capture": sorted(
+                        {measured(capture["drafters"][n][key])["capture"] for n, _ in rows}
+                    ),
                 }
                 if kind == "null":  # the writer's own default: only those writers are covered
                     item["writers"] = sorted({str(writer_version(n)) for n, _ in rows})
