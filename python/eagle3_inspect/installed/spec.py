@@ -22,12 +22,14 @@ def split_spec(spec: str) -> tuple[str, list[str]]:
 
 
 def profile_beside(installed: InstalledEngine) -> EngineProfile:
-    """The profile whose verdict is reported beside the installed engine's own."""
-    try:
-        return resolve_engines(f"{installed.engine}@{installed.version}")[0]
-    except InvalidArgumentError:
-        pass
+    """The profile whose verdict is reported beside the installed engine's own (a dev or
+    post release, `0.5.23.dev4+g1234`, is judged as its release number, `0.5.23`)."""
     asked = try_parse_version(installed.version)
+    if asked is not None:
+        try:
+            return resolve_engines(f"{installed.engine}@{'.'.join(map(str, asked))}")[0]
+        except InvalidArgumentError:
+            pass
     older = [
         v
         for v in known_versions(installed.engine)
