@@ -68,7 +68,8 @@ def test_a_loaded_verdict_beside_its_profile(monkeypatch, tmp_path: Path) -> Non
     render_validate(report, console)
     text = console.export_text()
     head = "installed: vllm 0.33.0 (installed) at /site/vllm (beside profile vllm@0.33.0): "
-    assert head + f"LOADED (aux ids read {record['aux_layer_ids']}; fc input 192; dropped 1)" in text
+    facts = f"aux ids read {record['aux_layer_ids']}; fc input 192; dropped 1"
+    assert f"{head}LOADED ({facts})" in text
 
 
 def test_a_refusal_is_an_error_tagged_installed(monkeypatch, tmp_path: Path) -> None:
