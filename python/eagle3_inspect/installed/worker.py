@@ -42,7 +42,7 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
     """The harness's record for the request's stand-in drafter on the installed engine."""
     import torch
 
-    from eagle3_inspect.installed.harness import run_load
+    from eagle3_inspect.installed.harness.load import run_load
     from eagle3_inspect.installed.harness.sources import InstalledSource
 
     tensors = {}
