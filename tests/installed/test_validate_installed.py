@@ -67,7 +67,7 @@ def test_a_loaded_verdict_beside_its_profile(monkeypatch, tmp_path: Path) -> Non
     console = Console(record=True, width=400)
     render_validate(report, console)
     text = console.export_text()
-    head = "installed: vllm 0.33.0 (installed) at /site/vllm (beside profile vllm@0.33.0): "
+    head = "installed: vllm 0.33.0 at /site/vllm (beside profile vllm@0.33.0): "
     facts = f"aux ids read {record['aux_layer_ids']}; fc input 192; dropped 1"
     assert f"{head}LOADED ({facts})" in text
 
@@ -78,7 +78,7 @@ def test_a_refusal_is_an_error_tagged_installed(monkeypatch, tmp_path: Path) -> 
     report = eagle3_inspect.validate(DRAFTER, engine="sglang@installed", stats=False)
     mine = [f for f in report.findings if f.engine == "sglang@installed"]
     assert [f.code for f in mine] == ["EN008"]
-    assert mine[0].message.startswith("sglang 0.5.23 (installed) raises before loading: ")
+    assert mine[0].message.startswith("sglang@installed (0.5.23) raises before loading: ")
     assert record["why"]["exception"][:50] in mine[0].message
     assert not report.ok and report.exit_code == 1
     profile = [f for f in report.findings if f.engine == "sglang@0.5.23"]

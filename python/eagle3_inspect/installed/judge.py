@@ -22,7 +22,7 @@ from eagle3_inspect.reader.tensorinfo import TensorInfo
 # well under a minute even on a loaded machine.
 TIMEOUT = 600.0
 # Stand-in elements beyond which the worker is not started (sizes with no common factor keep
-# the drafter's own shapes): 2**28 zeros are 1 GiB at float32.
+# the drafter's own shapes): 2**28 values are 1 GiB at float32.
 MAX_ELEMENTS = 1 << 28
 # The worker never reaches a network or a GPU.
 WORKER_ENV = {

@@ -40,8 +40,9 @@ class InstalledVerdict:
 
     @property
     def tag(self) -> str:
-        """`sglang 0.5.25 (installed)`, how messages name it."""
-        return f"{self.installed.engine} {self.installed.version} (installed)"
+        """`sglang@installed (0.5.25)`, how messages name it (the finding's engine label first,
+        so the line formats do not repeat it)."""
+        return f"{self.installed.label} ({self.installed.version})"
 
     def to_dict(self) -> dict[str, Any]:
         """The `installed` entry of validate's `--json` document."""

@@ -1,6 +1,6 @@
 """The installed-engine worker: `python -m eagle3_inspect.installed.worker RESULT.json`, fed the
 request on stdin by `judge` (engine name, stand-in config, stand-in tensor shapes and dtypes).
-It builds the stand-in tensors (zeros) with torch, runs the load harness over the installed
+It builds the stand-in tensors (seeded random values) with torch, runs the load harness over the installed
 engine's own source files, and writes `{"record": ...}` or `{"error": ..., "where": ...}` to
 RESULT.json: a file, because engine code may print to stdout. Its own process, so the stub
 modules it installs and any custom ops the engine registers never touch the caller's."""
@@ -45,11 +45,21 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
     from eagle3_inspect.installed.harness.load import run_load
     from eagle3_inspect.installed.harness.sources import InstalledSource
 
+    # Distinct seeded values, not zeros: the harness finds a tensor an engine rebuilt before
+    # loading (SGLang's MLA draft fuses q_a_proj and kv_a_proj_with_mqa) by its values.
+    generator = torch.Generator().manual_seed(0)
     tensors = {}
     for name, (shape, dtype) in request["tensors"].items():
         if dtype not in TORCH_DTYPES:
             raise ValueError(f"tensor {name}: dtype {dtype} has no torch stand-in")
-        tensors[name] = torch.zeros(shape, dtype=getattr(torch, TORCH_DTYPES[dtype]))
+        torch_dtype = getattr(torch, TORCH_DTYPES[dtype])
+        if torch_dtype.is_floating_point:
+            values = torch.randn(shape, generator=generator).to(torch_dtype)
+        elif torch_dtype == torch.bool:
+            values = torch.rand(shape, generator=generator) < 0.5
+        else:
+            values = torch.randint(0, 64, shape, generator=generator).to(torch_dtype)
+        tensors[name] = values
     with tempfile.TemporaryDirectory(prefix="e3-standin-") as folder:
         Path(folder, "config.json").write_text(json.dumps(request["config"]))
         return run_load(Path(folder), InstalledSource(request["engine"]), tensors)

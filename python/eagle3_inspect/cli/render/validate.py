@@ -7,9 +7,9 @@ from rich.console import Console
 from rich.markup import escape
 
 from eagle3_inspect.cli.render.common import STYLE, verdict_markup
+from eagle3_inspect.cli.render.installed import installed_line
 from eagle3_inspect.commands.validate import ValidateReport
 from eagle3_inspect.findings import Finding, FindingRun, Severity, finding_runs, location
-from eagle3_inspect.installed.verdict import InstalledVerdict
 
 TITLES = {Severity.ERROR: "Errors", Severity.WARNING: "Warnings", Severity.INFO: "Info"}
 
@@ -23,23 +23,6 @@ def _layout_line(report: ValidateReport) -> str:
     )
     layers = len(lay.blocks)
     return f"layout: {lay.dialect} dialect, {layers} decoder layer(s), {dims or 'dims unknown'}"
-
-
-def installed_line(verdict: InstalledVerdict) -> str:
-    """`installed: sglang 0.5.25 at DIR (beside profile sglang@0.5.23): LOADED, ...`."""
-    head = f"installed: {verdict.tag} at {verdict.installed.location}"
-    beside = f" (beside profile {verdict.profile})" if verdict.profile else ""
-    if verdict.outcome != "LOADED":
-        return f"{head}{beside}: {verdict.outcome}: {verdict.reason}"
-    ids = "none (target default)" if verdict.aux_layer_ids is None else list(verdict.aux_layer_ids)
-    facts = [f"aux ids read {ids}"]
-    if verdict.fc_in_features is not None:
-        facts.append(f"fc input {verdict.fc_in_features}")
-    if verdict.dropped:
-        facts.append(f"dropped {len(verdict.dropped)}")
-    if verdict.never_loaded:
-        facts.append(f"left at init {len(verdict.never_loaded)}")
-    return f"{head}{beside}: LOADED ({'; '.join(facts)})"
 
 
 def render_validate(report: ValidateReport, console: Console) -> None:
