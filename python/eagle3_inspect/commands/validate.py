@@ -257,7 +257,8 @@ def _validate(
 
         rest, installed_names = split_spec(engine)
         installed = installed_engines(installed_names)
-        profiles = resolve_engines(rest) if rest else []
+        # An empty spec is resolve_engines' error; `NAME@installed` alone needs no other part.
+        profiles = resolve_engines(rest) if rest or not installed_names else []
         labels = {p.label for p in profiles}
         profiles += [p for _, p in installed if p.label not in labels]
     target_info = (
