@@ -74,3 +74,21 @@ def test_the_profile_beside_is_the_installed_version_or_the_newest_older() -> No
     newest_sglang = profile_beside(InstalledEngine("sglang", "99.0.0", "/x", "python"))
     assert newest_sglang.engine == "sglang" and newest_sglang.label != "sglang@99.0.0"
     assert beside("sglang", "0.5.23.dev4+g1234") == "sglang@0.5.23"
+
+
+def test_a_name_the_harness_lacks_is_no_verdict() -> None:
+    """vLLM 0.34's default_weight_loader first met the harness without its new copy_weight_
+    helper: a NameError from the harness's own gap is NOT-RUN, never a load error."""
+    record = {
+        "engine": "vllm",
+        "verdict": "LOAD-ERROR",
+        "why": {
+            "stage": "load_weights",
+            "exception": "NameError: name 'copy_weight_' is not defined",
+        },
+    }
+    verdict = from_record(InstalledEngine("vllm", "0.34.0", "/x", "python"), 8, record, None)
+    assert verdict.outcome == "NOT-RUN"
+    assert "copy_weight_" in verdict.reason
+    (found,) = installed_findings(verdict, {}, {})
+    assert found.code == "EN012" and found.severity is Severity.INFO

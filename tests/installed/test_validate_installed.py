@@ -31,18 +31,34 @@ if isinstance(record.get("fc_in_features"), int):
 request = json.loads(sys.stdin.read())
 assert request["engine"] == {engine!r}
 assert request["config"]["draft_vocab_size"] * {scale} == {draft}
+if request["mode"] == "forward":
+    assert request["aux_states"] == len(record.get("aux_layer_ids") or [0, 0, 0])
+    record = json.loads({forward!r})
 open(sys.argv[3], "w").write(json.dumps({{"record": record}}))
 """
+RAN = {"verdict": "RAN", "steps": 2, "positions": 6, "aux_states": 3, "finite": True}
+RAISED = {
+    "verdict": "FORWARD-ERROR",
+    "why": {
+        "exception": "RuntimeError: mat1 and mat2 shapes cannot be multiplied",
+        "raised_at": "x.py:1",
+    },
+}
 
 
 def installed_as(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, engine: str, version: str
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, engine: str, version: str, forward=RAN
 ) -> dict:
     record = TRUTH["drafters"][f"corpus/{NAME}"]["results"][f"{engine}@{version}"]
     python = tmp_path / f"{engine}-python"
     draft = json.loads((DRAFTER / "config.json").read_text())["draft_vocab_size"]
     text = ANSWER.format(
-        python=sys.executable, record=json.dumps(record), scale=8, engine=engine, draft=draft
+        python=sys.executable,
+        record=json.dumps(record),
+        scale=8,
+        engine=engine,
+        draft=draft,
+        forward=json.dumps(forward),
     )
     python.write_text(text)
     python.chmod(python.stat().st_mode | stat.S_IXUSR)
@@ -68,7 +84,8 @@ def test_a_loaded_verdict_beside_its_profile(monkeypatch, tmp_path: Path) -> Non
     render_validate(report, console)
     text = console.export_text()
     head = "installed: vllm 0.33.0 at /site/vllm (beside profile vllm@0.33.0): "
-    facts = f"aux ids read {record['aux_layer_ids']}; fc input 192; dropped 1"
+    facts = f"aux ids read {record['aux_layer_ids']}; fc input 192; dropped 1; "
+    facts += "draft forward ran 2 steps, finite logits"
     assert f"{head}LOADED ({facts})" in text
 
 
@@ -83,3 +100,15 @@ def test_a_refusal_is_an_error_tagged_installed(monkeypatch, tmp_path: Path) -> 
     assert not report.ok and report.exit_code == 1
     profile = [f for f in report.findings if f.engine == "sglang@0.5.23"]
     assert "EN004" in {f.code for f in profile} or "EN008" in {f.code for f in profile}
+
+
+def test_a_forward_that_raises_is_en024(monkeypatch, tmp_path: Path) -> None:
+    installed_as(monkeypatch, tmp_path, "vllm", "0.33.0", forward=RAISED)
+    report = eagle3_inspect.validate(DRAFTER, engine="vllm@installed", stats=False)
+    mine = [f for f in report.findings if f.engine == "vllm@installed"]
+    assert [f.code for f in mine] == ["EN024"]
+    assert mine[0].message == (
+        "vllm@installed (0.33.0)'s draft forward raises: RuntimeError: mat1 and mat2 shapes "
+        "cannot be multiplied (at x.py:1)"
+    )
+    assert report.to_dict()["installed"][0]["forward"]["verdict"] == "FORWARD-ERROR"

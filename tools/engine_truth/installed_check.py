@@ -2,7 +2,10 @@
 installed engine's verdict as validate gets it (`installed.judge`: stand-ins, the installed
 package's source, the worker subprocess) against the harness on the drafter's own tensors with
 the same version's wheel (`run_load` + `open_wheel`, the way run.py writes engine_truth.json).
-Prints one line per drafter and the fields that differ; exit 1 when any does.
+After a load, the installed engine's short draft chain (harness/forward.py) is held to the
+committed forward truth where it has the version: the engine's forward ran there (the drafter
+loaded in forward_truth.json) exactly when it runs here. Prints one line per drafter and the
+fields that differ; exit 1 when any does.
 
 Run in a throwaway venv with CPU torch, transformers, the engine installed (`--no-deps` is
 enough) and eagle3-inspect importable, e.g. (tests/corpus/README.md's producers venv as base):
@@ -35,6 +38,7 @@ from eagle3_inspect.reader.opening import open_checkpoint  # noqa: E402
 # What both sides must agree on (the verdict fields validate's findings read; shapes inside
 # exception texts are at the stand-in's scale on one side, so `why` is compared by stage).
 FIELDS = ("verdict", "dropped", "never_loaded", "aux_layer_ids", "fc_in_features", "stage")
+FORWARD = json.loads((HERE / "forward_truth.json").read_text())["drafters"]
 
 
 def facts(record: dict[str, Any], scale: int = 1) -> dict[str, Any]:
@@ -69,10 +73,18 @@ def main(argv: list[str] | None = None) -> int:
             mine = {"verdict": "NOT-RUN", "reason": verdict.reason}
         truth = facts(run_load(folder, wheel))
         diff = sorted(k for k in FIELDS if mine.get(k) != truth.get(k))
+        ran = (verdict.forward or {}).get("verdict")
+        forward_truth = FORWARD.get(folder.name, {}).get("results", {})
+        key = f"{args.engine}@{installed.version}"
+        ran_there = key in forward_truth and forward_truth[key]["verdict"] == "LOADED"
+        if key in forward_truth and ran is not None and (ran == "RAN") != ran_there:
+            diff.append("forward")
+        mine["forward"] = ran
         differing += bool(diff)
         rows.append({"drafter": folder.name, "installed": mine, "wheel": truth, "differ": diff})
         status = "same" if not diff else "DIFFERS in " + ", ".join(diff)
-        print(f"{folder.name}: {truth['verdict']} / installed {mine.get('verdict')}: {status}")
+        shown = f"{truth['verdict']} / installed {mine.get('verdict')}, forward {ran}"
+        print(f"{folder.name}: {shown}: {status}")
     print(
         f"{args.engine} {installed.version} installed at {installed.location}: "
         f"{len(rows) - differing} of {len(rows)} drafters agree with the wheel run"

@@ -1,7 +1,8 @@
 """EN findings from an installed engine's verdict, under the codes the profiles use (so
 `rules CODE` explains them): EN008 it refuses the drafter, EN001 it drops a tensor the forward
 pass reads, EN002 it leaves such a parameter at init, EN020 the target's default capture cannot
-feed the fc it built, EN012 (info) its code could not judge the drafter. What is harmless comes
+feed the fc it built, EN024 its draft forward raises, EN012 (info) its code could not judge
+the drafter. What is harmless comes
 from `harm`, as for the committed load truth."""
 
 from __future__ import annotations
@@ -41,4 +42,10 @@ def installed_findings(
     mismatch = aux_fc_mismatch(record, config)
     if mismatch is not None:
         out.append(finding("EN020", f"{tag}: {mismatch}", engine=label))
+    forward = verdict.forward or {}
+    if forward.get("verdict") == "FORWARD-ERROR":
+        why = forward.get("why") or {}
+        at = f" (at {why['raised_at']})" if why.get("raised_at") else ""
+        message = f"{tag}'s draft forward raises: {why.get('exception')}{at}"
+        out.append(finding("EN024", message, engine=label))
     return out

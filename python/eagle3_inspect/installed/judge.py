@@ -1,7 +1,8 @@
-"""Running the installed engine's own load code on a drafter: the stand-ins (`standin`) go to a
-worker subprocess (`worker`) of this same Python, whose result file becomes an
-`InstalledVerdict`. The subprocess keeps torch, the engine's stub modules and its custom ops out
-of the caller's process; a timeout bounds it; no network (the Hub is switched off), no GPU."""
+"""Running the installed engine's own code on a drafter: the stand-ins (`standin`) go to a worker
+subprocess (`worker`) of this same Python, once for the load and, when it loaded, once more for
+a short draft chain; the result files become an `InstalledVerdict`. The subprocess keeps torch,
+the engine's stub modules and its custom ops out of the caller's process; a timeout bounds it;
+no network (the Hub is switched off), no GPU."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ import os
 import subprocess
 import tempfile
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from eagle3_inspect.installed.harm import DEFAULT_AUX_STATES
 from eagle3_inspect.installed.probe import InstalledEngine
 from eagle3_inspect.installed.standin import stand_in
 from eagle3_inspect.installed.verdict import InstalledVerdict, from_record, not_run
@@ -51,11 +54,30 @@ def judge(
             f"share no power-of-two factor to shrink by); the limit is {MAX_ELEMENTS:,}"
         )
         return not_run(installed, standin.scale, reason, profile)
-    request = {
+    request: dict[str, Any] = {
         "engine": installed.engine,
+        "mode": "load",
         "config": standin.config,
         "tensors": {n: [list(shape), dtype] for n, (shape, dtype) in standin.shapes.items()},
     }
+    doc = _run_worker(installed, request, timeout)
+    if isinstance(doc, str):
+        return not_run(installed, standin.scale, doc, profile)
+    verdict = from_record(installed, standin.scale, doc, profile)
+    if verdict.outcome != "LOADED":
+        return verdict
+    aux = verdict.aux_layer_ids
+    request |= {"mode": "forward", "aux_states": DEFAULT_AUX_STATES if aux is None else len(aux)}
+    forward = _run_worker(installed, request, timeout)
+    if isinstance(forward, str):
+        forward = {"verdict": "NOT-RUN", "reason": forward}
+    return replace(verdict, forward=forward)
+
+
+def _run_worker(
+    installed: InstalledEngine, request: dict[str, Any], timeout: float
+) -> dict[str, Any] | str:
+    """The worker's result for `request`, or why there is none (one line)."""
     with tempfile.TemporaryDirectory(prefix="e3-installed-") as folder:
         result = Path(folder) / "result.json"
         command = [installed.python, "-m", "eagle3_inspect.installed.worker", str(result)]
@@ -71,14 +93,12 @@ def judge(
                 check=False,
             )
         except subprocess.TimeoutExpired:
-            reason = f"the worker did not finish within {timeout:g} s"
-            return not_run(installed, standin.scale, reason, profile)
+            return f"the worker did not finish within {timeout:g} s"
         if not result.is_file():
             last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-            reason = f"the worker exited with status {done.returncode}: {last}"
-            return not_run(installed, standin.scale, reason, profile)
+            return f"the worker exited with status {done.returncode}: {last}"
         doc = json.loads(result.read_text())
     if "error" in doc:
-        reason = f"the harness failed on this version: {doc['error']} ({doc.get('where', '')})"
-        return not_run(installed, standin.scale, reason, profile)
-    return from_record(installed, standin.scale, doc["record"], profile)
+        return f"the harness failed on this version: {doc['error']} ({doc.get('where', '')})"
+    record: dict[str, Any] = doc["record"]
+    return record

@@ -13,6 +13,8 @@ from eagle3_inspect.installed.probe import InstalledEngine
 # (its code moved, the worker failed or timed out): no verdict either way.
 OUTCOMES = ("LOADED", "REFUSED", "LOAD-ERROR", "NOT-MODELLED", "NOT-RUN")
 REFUSALS = ("REFUSED", "LOAD-ERROR")
+# Exceptions that mean the harness, not the engine, is missing something.
+HARNESS_GAPS = ("NameError",)
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,9 @@ class InstalledVerdict:
     fc_in_features: int | None = None
     evidence: Mapping[str, str] = field(default_factory=dict)
     record: Mapping[str, Any] = field(default_factory=dict)
+    # The draft chain through the engine's forward, after a load (harness/forward.py's result:
+    # verdict RAN / FORWARD-ERROR / NOT-RUN); None when it did not load.
+    forward: Mapping[str, Any] | None = None
 
     @property
     def tag(self) -> str:
@@ -60,6 +65,7 @@ class InstalledVerdict:
             "fc_in_features": self.fc_in_features,
             "stand_in_scale": self.scale,
             "evidence": dict(self.evidence),
+            "forward": None if self.forward is None else dict(self.forward),
         }
 
 
@@ -78,6 +84,11 @@ def from_record(
     ids = record.get("aux_layer_ids")
     fc_in = record.get("fc_in_features")
     outcome = str(record.get("verdict", "NOT-RUN"))
+    if outcome in REFUSALS and str(why.get("exception", "")).startswith(HARNESS_GAPS):
+        # A released engine's own code does not raise NameError: the name is one the harness
+        # does not give this version yet (vLLM 0.34's copy_weight_ was one). No verdict.
+        reason = f"the harness lacks a name this version's code uses: {why['exception']}"
+        return not_run(installed, scale, reason, profile)
     return InstalledVerdict(
         installed,
         outcome if outcome in OUTCOMES else "NOT-RUN",

@@ -1,8 +1,9 @@
 """The installed-engine worker: `python -m eagle3_inspect.installed.worker RESULT.json`, fed the
-request on stdin by `judge` (engine name, stand-in config, stand-in tensor shapes and dtypes).
-It builds the stand-in tensors (seeded random values) with torch, runs the load harness over the installed
-engine's own source files, and writes `{"record": ...}` or `{"error": ..., "where": ...}` to
-RESULT.json: a file, because engine code may print to stdout. Its own process, so the stub
+request on stdin by `judge` (engine name, mode, stand-in config, stand-in tensor shapes and
+dtypes). It builds the stand-in tensors (seeded random values) with torch, runs the load harness
+(or, in `forward` mode, a short draft chain) over the installed engine's own source files, and
+writes `{"record": ...}` or `{"error": ..., "where": ...}` to RESULT.json: a file, because
+engine code may print to stdout. Its own process, so the stub
 modules it installs and any custom ops the engine registers never touch the caller's."""
 
 from __future__ import annotations
@@ -39,9 +40,12 @@ TORCH_DTYPES = {
 
 
 def run(request: dict[str, Any]) -> dict[str, Any]:
-    """The harness's record for the request's stand-in drafter on the installed engine."""
+    """The harness's result for the request's stand-in drafter on the installed engine: the load
+    record (`mode` "load") or the draft-forward result (`mode` "forward"). One mode per process:
+    the load and forward harnesses each install their own import world."""
     import torch
 
+    from eagle3_inspect.installed.harness.forward import run_forward
     from eagle3_inspect.installed.harness.load import run_load
     from eagle3_inspect.installed.harness.sources import InstalledSource
 
@@ -62,7 +66,10 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
         tensors[name] = values
     with tempfile.TemporaryDirectory(prefix="e3-standin-") as folder:
         Path(folder, "config.json").write_text(json.dumps(request["config"]))
-        return run_load(Path(folder), InstalledSource(request["engine"]), tensors)
+        source = InstalledSource(request["engine"])
+        if request.get("mode") == "forward":
+            return run_forward(Path(folder), source, tensors, int(request["aux_states"]))
+        return run_load(Path(folder), source, tensors)
 
 
 def main(argv: list[str]) -> int:

@@ -27,6 +27,12 @@ def installed_line(verdict: InstalledVerdict) -> str:
         facts.append(f"dropped {len(verdict.dropped)}")
     if verdict.never_loaded:
         facts.append(f"left at init {len(verdict.never_loaded)}")
+    forward = verdict.forward or {}
+    if forward.get("verdict") == "RAN":
+        finite = "finite" if forward.get("finite") else "NON-FINITE"
+        facts.append(f"draft forward ran {forward.get('steps')} steps, {finite} logits")
+    elif forward:
+        facts.append(f"draft forward {forward.get('verdict')}")
     return f"{head}{beside}: LOADED ({'; '.join(facts)})"
 
 
