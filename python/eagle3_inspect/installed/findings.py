@@ -43,7 +43,8 @@ def installed_findings(
     if mismatch is not None:
         out.append(finding("EN020", f"{tag}: {mismatch}", engine=label))
     forward = verdict.forward or {}
-    if forward.get("verdict") == "FORWARD-ERROR":
+    # With EN020 the forward fails for that reason (fc fed another width): not a second finding.
+    if forward.get("verdict") == "FORWARD-ERROR" and mismatch is None:
         why = forward.get("why") or {}
         at = f" (at {why['raised_at']})" if why.get("raised_at") else ""
         message = f"{tag}'s draft forward raises: {why.get('exception')}{at}"
