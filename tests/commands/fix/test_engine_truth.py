@@ -5,8 +5,9 @@ with and without `--target`. Here every run is planned again (dry run: no torch,
 nothing written) and must be the very output the truth was recorded for (same status, same
 fingerprint of every planned change); and every output `fix` calls FIXED, or every source it
 calls NOTHING TO DO, was LOADED as trained (eagle3_inspect.installed.harm: not refused, no
-load error, nothing the forward pass uses dropped or left at init). A change to `fix` that changes an output fails
-here until the truth is re-run (tools/engine_truth/README.md, "fix outputs")."""
+load error, nothing the forward pass uses dropped or left at init). A change to `fix` that
+changes an output fails here until the truth is re-run (tools/engine_truth/README.md, "fix
+outputs")."""
 
 from __future__ import annotations
 
