@@ -87,6 +87,10 @@ def test_a_loaded_verdict_beside_its_profile(monkeypatch, tmp_path: Path) -> Non
     facts = f"aux ids read {record['aux_layer_ids']}; fc input 192; dropped 1; "
     facts += "draft forward ran 2 steps, finite logits"
     assert f"{head}LOADED ({facts})" in text
+    from eagle3_inspect.html.views.validate import engine_verdicts
+
+    html = str(engine_verdicts(report))
+    assert "vllm@0.33.0" in html and "vllm@installed (0.33.0): LOADED" in html
 
 
 def test_a_refusal_is_an_error_tagged_installed(monkeypatch, tmp_path: Path) -> None:
