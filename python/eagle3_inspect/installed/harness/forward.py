@@ -14,6 +14,12 @@ from typing import Any
 
 import torch
 
+# transformers before any engine session, as tools/engine_truth/forward/engine_run.py does:
+# imported under it, its optional-dependency probes would meet the session's stubs for
+# uninstalled packages and read their version as 'N/A' (InvalidVersion in vLLM's config code).
+import transformers  # noqa: F401
+from transformers import AutoConfig, LlamaConfig  # noqa: F401
+
 from . import chain, imports, sglang_eagle3, vllm_eagle3
 from .drafter import DrafterFiles
 from .record import error_record
