@@ -13,8 +13,7 @@ import argparse
 import json
 from pathlib import Path
 
-# Run as a script: its directory is on sys.path, so the shared harm module imports by name.
-from harm import compared, engine_says_harm
+from eagle3_inspect.installed.harm import compared, engine_says_harm
 
 
 def validate_errors(path: Path, engine: str) -> list[str]:

@@ -17,8 +17,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-# Run as a script or loaded by path: the shared harm module imports by name.
-from harm import compared, engine_says_harm
+from eagle3_inspect.installed.harm import compared, engine_says_harm
 
 NO_ENGINE = "no-engine"
 NO_SECTION = "no profile section for the drafter's family"

@@ -17,8 +17,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-# Run as a script: its directory is on sys.path, so the shared harm module imports by name.
-from harm import compared, engine_says_harm
+from eagle3_inspect.installed.harm import compared, engine_says_harm
 
 COLUMNS = ("loaded as trained", "harmful", "not judged", "refused")
 

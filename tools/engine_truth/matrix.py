@@ -12,8 +12,7 @@ import argparse
 import json
 from pathlib import Path
 
-# Run as a script: its directory is on sys.path, so the shared harm module imports by name.
-from harm import aux_fc_mismatch, harmful_names
+from eagle3_inspect.installed.harm import aux_fc_mismatch, harmful_names
 
 ROOT = Path(__file__).resolve().parents[2]
 # The page that holds the matrix, between the markers.

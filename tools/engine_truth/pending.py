@@ -23,7 +23,8 @@ from cell_checks import (
     fc_width_check,
     no_engine_check,
 )
-from harm import compared
+
+from eagle3_inspect.installed.harm import compared
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "tests/rules/en/pending_families.py"

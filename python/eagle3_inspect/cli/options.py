@@ -219,6 +219,10 @@ ENGINE_SPEC = (
     "NAME is sglang, vllm, trtllm or speculators; bare NAME is its newest known version, a "
     "partial VERSION (sglang@0.5) the newest known with that prefix."
 )
+INSTALLED_SPEC = (
+    " sglang@installed / vllm@installed: also run the engine installed in this Python, its own "
+    "load code on CPU stand-ins (needs torch), beside the profile of its version."
+)
 
 
 def _joined(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> str | None:
@@ -242,7 +246,7 @@ def engine(*, required: bool = False) -> Decorator:
         callback=_joined,
         metavar="NAME[@VERSION]",
         help=f"Check against an engine profile; repeatable or comma-separated, `all` for every "
-        f"engine. {ENGINE_SPEC}",
+        f"engine. {ENGINE_SPEC}{INSTALLED_SPEC}",
     )
 
 

@@ -30,6 +30,9 @@ from eagle3_inspect.findings import (
     Severity,
     count_by_severity,
 )
+from eagle3_inspect.installed.findings import installed_findings
+from eagle3_inspect.installed.probe import InstalledEngine
+from eagle3_inspect.installed.verdict import InstalledVerdict
 from eagle3_inspect.layout import Layout, detect_layout
 from eagle3_inspect.reader.bulk import paused_gc
 from eagle3_inspect.reader.checkpoint import Checkpoint
@@ -42,6 +45,7 @@ from eagle3_inspect.reader.stats import ProgressCallback, TensorStats
 from eagle3_inspect.reader.stats_map import StatsByName
 from eagle3_inspect.reader.target import TargetInfo, load_target
 from eagle3_inspect.reader.vocab import VocabMapping
+from eagle3_inspect.rules.en.profile import EngineProfile
 from eagle3_inspect.rules.family.check import (
     check_family,
     check_family_target,
@@ -78,6 +82,8 @@ class ValidateReport(FindingsVerdict):
     filter: str | None = None
     # With `ray=`: the nodes used, bytes read and time per node (the only field a local run lacks).
     cluster: dict[str, Any] | None = None
+    # With `engine="NAME@installed"`: what the installed engine's own code did.
+    installed: list[InstalledVerdict] = field(default_factory=list)
 
     @property
     def summary(self) -> dict[str, int]:
@@ -116,6 +122,8 @@ class ValidateReport(FindingsVerdict):
             doc["filter"] = self.filter
         if self.cluster is not None:
             doc["cluster"] = self.cluster
+        if self.installed:
+            doc["installed"] = [v.to_dict() for v in self.installed]
         return doc
 
     def remote(self) -> dict[str, Any]:
@@ -240,12 +248,19 @@ def _validate(
     progress: ProgressCallback | None,
     pattern: str | None = None,
 ) -> ValidateReport:
-    profiles = []
+    profiles: list[EngineProfile] = []
+    installed: list[tuple[InstalledEngine, EngineProfile]] = []
     if engine is not None:
         # Engine profiles (TOML data) are loaded only when asked for: a faster plain validate.
+        from eagle3_inspect.installed.spec import installed_engines, split_spec
         from eagle3_inspect.rules.en import check_all, resolve_engines
 
-        profiles = resolve_engines(engine)
+        rest, installed_names = split_spec(engine)
+        installed = installed_engines(installed_names)
+        # An empty spec is resolve_engines' error; `NAME@installed` alone needs no other part.
+        profiles = resolve_engines(rest) if rest or not installed_names else []
+        labels = {p.label for p in profiles}
+        profiles += [p for _, p in installed if p.label not in labels]
     target_info = (
         target if isinstance(target, TargetInfo) or target is None else load_target(target)
     )
@@ -272,6 +287,9 @@ def _validate(
             findings += check_all(
                 profile, ckpt.tensors, ckpt.config, target_info, family.name, family.variant
             )
+    verdicts = _judge_installed(installed, ckpt) if family.is_drafter else []
+    for verdict in verdicts:
+        findings += installed_findings(verdict, ckpt.config or {}, ckpt.tensors)
     if profiles:
         findings = [f for f in findings if f.code not in SUPERSEDED_BY_ENGINES]
     if stats is not False:
@@ -297,4 +315,19 @@ def _validate(
         fail_on=Severity(fail_on),
         checkpoint=ckpt,
         filter=pattern,
+        installed=verdicts,
     )
+
+
+def _judge_installed(
+    installed: list[tuple[InstalledEngine, EngineProfile]], ckpt: Checkpoint
+) -> list[InstalledVerdict]:
+    """Each installed engine's own verdict on the drafter (a worker subprocess each)."""
+    if not installed:
+        return []
+    from eagle3_inspect.installed.judge import judge
+
+    return [
+        judge(engine, ckpt.config or {}, ckpt.tensors, profile=profile.label)
+        for engine, profile in installed
+    ]

@@ -4,9 +4,10 @@ with the output `fix` wrote for every corpus drafter x every engine version with
 with and without `--target`. Here every run is planned again (dry run: no torch, no network,
 nothing written) and must be the very output the truth was recorded for (same status, same
 fingerprint of every planned change); and every output `fix` calls FIXED, or every source it
-calls NOTHING TO DO, was LOADED as trained (harm.py: not refused, no load error, nothing the
-forward pass uses dropped or left at init). A change to `fix` that changes an output fails
-here until the truth is re-run (tools/engine_truth/README.md, "fix outputs")."""
+calls NOTHING TO DO, was LOADED as trained (eagle3_inspect.installed.harm: not refused, no
+load error, nothing the forward pass uses dropped or left at init). A change to `fix` that
+changes an output fails here until the truth is re-run (tools/engine_truth/README.md, "fix
+outputs")."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from eagle3_inspect.installed import harm
 
 ROOT = Path(__file__).resolve().parents[3]
 TRUTH_DIR = ROOT / "tools/engine_truth"
@@ -32,7 +35,6 @@ def _tool(name: str):
 
 
 _tool("fingerprint")
-harm = _tool("harm")
 outputs = _tool("fix_outputs")
 DRAFTERS = outputs.corpus_drafters()
 

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from eagle3_inspect.commands.validate import validate
+from eagle3_inspect.installed import harm
 from eagle3_inspect.reader.checkpoint import Checkpoint
 from eagle3_inspect.rules.en import resolve_engines
 from eagle3_inspect.rules.en.versions import in_range, parse_version
@@ -43,8 +44,6 @@ def _tool(name: str):
     return module
 
 
-harm = _tool("harm")
-sys.path.insert(0, str(TRUTH_DIR))  # cell_checks imports harm by name, as the tools do
 cells = _tool("cell_checks")
 CHECKS = {"errors", "fc_width", "aux_ids"}
 

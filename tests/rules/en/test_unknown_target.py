@@ -130,3 +130,24 @@ def test_the_table_has_cases_of_both_kinds() -> None:
         "as-trained",
         "one-layer-off",
     }
+
+
+@pytest.mark.parametrize(
+    ("ids", "depth"), [([1, 3, 4], 8), ([1, 15, 28], 32), ([1, 31, 60], 64), ([1, 2, 9], None)]
+)
+def test_ids_the_engine_ignores_name_the_one_depth_they_fit(ids: list[int], depth: int | None):
+    """vllm@0.15.0 reads no eagle_config ids and feeds its default layers, which the runs
+    measured as the producers' default ids on every class they ran: without --target the ids
+    are fed as trained only for the depth whose default they are, so the warning names it (or
+    says no depth fits) instead of guessing; with a target of that depth, nothing."""
+    profile = _eagle3("vllm@0.15.0")
+    config = {"architectures": ["LlamaForCausalLMEagle3"], "eagle_config": {}}
+    config["eagle_config"]["eagle_aux_hidden_state_layer_ids"] = ids
+    found = [f for f in check_aux_layer_ids(profile, config, None) if f.code != "EN003"]
+    assert [(f.code, f.severity) for f in found] == [("EN010", Severity.WARNING)]
+    assert "a guess" not in found[0].message and "LlamaForCausalLM" in found[0].message
+    if depth is None:
+        assert "for no target depth" in found[0].message
+    else:
+        assert f"only for a target of {depth} layers" in found[0].message
+        assert _aux(check_aux_layer_ids(profile, config, depth, "LlamaForCausalLM")) == []

@@ -65,6 +65,8 @@ FACES: dict[str, Face] = {
         records=lambda r: finding_records(r.findings, r.path),
         summary=_validate_summary,
         full=_later("validate", "render_validate"),
+        listing_lines=_later("installed", "installed_lines"),
+        listing_objects=_later("installed", "installed_objects"),
     ),
     "DiffReport": Face(
         records=_later("diff_records", "diff_records"),

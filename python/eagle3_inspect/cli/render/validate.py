@@ -7,6 +7,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from eagle3_inspect.cli.render.common import STYLE, verdict_markup
+from eagle3_inspect.cli.render.installed import installed_line
 from eagle3_inspect.commands.validate import ValidateReport
 from eagle3_inspect.findings import Finding, FindingRun, Severity, finding_runs, location
 
@@ -33,6 +34,8 @@ def render_validate(report: ValidateReport, console: Console) -> None:
         console.print(f"d2t: {v.encoding} ({v.certainty}), Vd={v.vd}, Vt={v.vt}")
     if report.engines:
         console.print("engines: " + ", ".join(report.engines))
+    for verdict in report.installed:
+        console.print(escape(installed_line(verdict)))
     if report.target is not None:
         console.print(f"target: {report.target.path}")
     for severity in (Severity.ERROR, Severity.WARNING, Severity.INFO):

@@ -67,18 +67,22 @@ def validate_view(report: ValidateReport, *, plots: bool) -> Markup:
 
 
 def engine_verdicts(report: ValidateReport) -> Markup:
-    """One row per engine profile checked: what its rules found, plus the drafter's own errors
-    (which every engine inherits)."""
+    """One row per engine profile checked, and per installed engine judged (`NAME@installed`,
+    its version and outcome): what its rules or its own code found, plus the drafter's own
+    errors (which every engine inherits)."""
     if not report.engines:
         return note("No engine profile checked (validate with engine=... or --engine).")
     general = count_by_severity([f for f in report.findings if f.engine is None])
+    shown = [(engine, engine) for engine in report.engines] + [
+        (v.installed.label, f"{v.tag}: {v.outcome}") for v in report.installed
+    ]
     rows = []
-    for engine in report.engines:
+    for engine, name in shown:
         own = [f for f in report.findings if f.engine == engine]
         c = count_by_severity(own)
         ok = c["errors"] == 0 and general["errors"] == 0
         codes = ", ".join(sorted({f.code for f in own})) or "-"
-        rows.append([engine, verdict(ok), c["errors"], c["warnings"], general["errors"], codes])
+        rows.append([name, verdict(ok), c["errors"], c["warnings"], general["errors"], codes])
     headers = (
         "engine",
         "verdict",

@@ -15,13 +15,14 @@ from torch import nn
 from .layers import copy_shard, logged, nan_param, plain_loader
 
 
-def logged_default_loader(source: str | None) -> object:
+def logged_default_loader(source: str | None, helpers: dict[str, Any] | None = None) -> object:
     """An engine's own `default_weight_loader` (its source text, exec'd unchanged) wrapped so
     that the load log records every tensor it writes (`source`: the cut function, None when the
-    wheel has none)."""
+    wheel has none; `helpers`: the engine's own functions it calls, vLLM >= 0.34's
+    `copy_weight_`: `vllm_weights.copy_weight_namespace`)."""
     if source is None:
         raise LookupError("no default_weight_loader in the engine's model_loader/weight_utils.py")
-    namespace: dict[str, Any] = {"torch": torch}
+    namespace: dict[str, Any] = {"torch": torch, **(helpers or {})}
     exec(source, namespace)
     return logged(namespace["default_weight_loader"])
 

@@ -25,6 +25,7 @@ from .chain import StepFn, StepResult
 from .drafter import DrafterFiles
 from .record import dropped_tensors, error_record, load_error, unloaded_params
 from .sources import EngineSource, cut
+from .vllm_weights import copy_weight_namespace
 
 MODULE = "vllm/model_executor/models/llama_eagle3.py"
 REGISTRY = "vllm/model_executor/models/registry.py"
@@ -98,7 +99,7 @@ def session(source: EngineSource) -> imports.Session:
         source.read("vllm/model_executor/model_loader/weight_utils.py"), "default_weight_loader"
     )
     if text is not None:
-        namespace: dict[str, Any] = {"torch": torch}
+        namespace: dict[str, Any] = {"torch": torch, **copy_weight_namespace(source)}
         imports.run_engine_text(text, "vllm/model_executor/model_loader/weight_utils.py", namespace)
         s.runtime["default_weight_loader"] = layers.logged(namespace["default_weight_loader"])
     return s

@@ -42,6 +42,7 @@ from .outcome import load_error, loaded, refused
 from .record import dropped_tensors
 from .sources import EngineSource, cut
 from .vllm_eagle3 import speculative_registry, unregistered
+from .vllm_weights import copy_weight_namespace
 
 if TYPE_CHECKING:
     from transformers import PretrainedConfig
@@ -332,7 +333,7 @@ def run_family(
     F.install_vllm()
     weight_utils = wheel.read(WEIGHT_UTILS)
     S.RUNTIME["default_weight_loader"] = L.logged_default_loader(
-        cut(weight_utils, "default_weight_loader")
+        cut(weight_utils, "default_weight_loader"), copy_weight_namespace(wheel)
     )
     remap = cut(weight_utils, "maybe_remap_kv_scale_name")
     if remap is not None:  # load_weights calls it for every *scale* name (FP8 drafters)

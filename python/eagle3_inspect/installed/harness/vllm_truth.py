@@ -23,6 +23,7 @@ from .outcome import load_error, loaded, refused
 from .record import dropped_tensors
 from .sources import EngineSource, cut
 from .vllm_eagle3 import not_llama_eagle3, speculative_registry, unregistered
+from .vllm_weights import copy_weight_namespace
 
 if TYPE_CHECKING:
     from transformers import PretrainedConfig
@@ -152,7 +153,10 @@ def run(drafter: DrafterFiles, wheel: EngineSource, version: str) -> dict[str, A
     record: dict[str, Any] = {"engine": "vllm", "version": version, "evidence": {}}
     S.reset(*_real_modules(wheel))
     S.RUNTIME["default_weight_loader"] = L.logged_default_loader(
-        cut(wheel.read("vllm/model_executor/model_loader/weight_utils.py"), "default_weight_loader")
+        cut(
+            wheel.read("vllm/model_executor/model_loader/weight_utils.py"), "default_weight_loader"
+        ),
+        copy_weight_namespace(wheel),
     )
     try:
         hf, how = draft_hf_config(drafter)

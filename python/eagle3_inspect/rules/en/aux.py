@@ -118,8 +118,10 @@ def _ignored_ids(
     """Ids at a location the engine does not read, where a capture run measured the engine's
     default layers as this format's producers' default ones: nothing when the ids are those
     defaults, EN022 when the drafter was trained on other layers; None when no run covers it."""
+    if target_num_layers is None:
+        return _ignored_ids_unknown_target(profile, config)
     run = aux_run(profile.label, config, None, target_architecture)
-    if run is None or run.verdict != "as-trained" or target_num_layers is None:
+    if run is None or run.verdict != "as-trained":
         return None
     for location in KNOWN_LOCATIONS:
         value = first_present(config, [location])
@@ -137,6 +139,48 @@ def _ignored_ids(
                 f"feeds its default layers, which are the producers' default ids {default} for "
                 f"a {target_num_layers}-layer target: the drafter was trained on other states "
                 f"({run.evidence(profile.label)})",
+                config_key=location,
+            )
+        ]
+    return None
+
+
+# Target depths searched for the one whose producers' default ids a config's ids are.
+DEPTHS = range(4, 1025)
+
+
+def _ignored_ids_unknown_target(
+    profile: FamilyProfile, config: Mapping[str, Any]
+) -> list[Finding] | None:
+    """Ids at a location the engine does not read, with no target given: where runs measured
+    the engine's default layers as this format's producers' default ones on every target class
+    they ran, the ids are fed as trained exactly when they are those defaults for the target's
+    depth, which the ids themselves fix (or no depth does). A warning saying which depth (the
+    target may be of another class or depth); None when no run covers it."""
+    run = measured_aux_run(profile.label, config, None)
+    if run is None or run.verdict != "as-trained":
+        return None
+    for location in KNOWN_LOCATIONS:
+        value = first_present(config, [location])
+        ids = _ids(value[1]) if value is not None else None
+        if ids is None:
+            continue
+        depths = [n for n in DEPTHS if producer_default_ids(config, n) == ids]
+        fed = (
+            f"these ids are that default only for a target of {depths[0]} layers: with any other "
+            "depth the drafter is fed other states than it was trained on"
+            if depths
+            else "these ids are that default for no target depth: the drafter is fed other "
+            "states than it was trained on"
+        )
+        return [
+            finding(
+                profile,
+                "EN010",
+                f"{UNKNOWN_TARGET.format(label=profile.label)}: it reads none of this config's "
+                f"aux ids ({location}={ids}) and feeds its default layers, on every measured "
+                f"target class ({', '.join(run.targets)}) the producers' default ids for the "
+                f"target's depth ({run.evidence(profile.label)}); {fed}; {CHECK_TARGET}",
                 config_key=location,
             )
         ]

@@ -144,6 +144,11 @@ def _resolve_one(spec: str) -> EngineProfile:
     name = name.strip().lower()
     if at and not version_text.strip():
         raise InvalidArgumentError(f"engine spec {spec.strip()!r} has '@' but no version")
+    if version_text.strip().lower() == "installed":
+        raise InvalidArgumentError(
+            f"{spec.strip()!r} names the engine installed in this Python, which only "
+            f"`validate --engine` runs; give a profile version here ({name}@VERSION)"
+        )
     candidates = [p for p in load_profiles() if p.engine == name]
     if not candidates:
         import difflib

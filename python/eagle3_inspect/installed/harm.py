@@ -1,5 +1,7 @@
-"""What counts as harm in an engine ground-truth record, in one place: the differential test
-(`tests/rules/en/test_differential.py`), `agreement.py` and `matrix.py` all read it from here.
+"""What counts as harm in an engine load record (the load harness's result for one drafter x
+engine version), in one place: `--engine NAME@installed` (`installed/findings.py`), the
+differential test (`tests/rules/en/test_differential.py`) and the truth tools
+(`tools/engine_truth/agreement.py`, `matrix.py`, ...) all read it from here.
 
 Harmful = the engine refuses the drafter, raises while loading it, or silently drops / leaves at
 init a weight the forward pass uses. Everything below that is *not* harm carries the engine code
@@ -74,7 +76,9 @@ def vocab_sizes(config: Mapping[str, Any]) -> tuple[Any, Any]:
     return vt, config.get("draft_vocab_size") or vt
 
 
-def benign_unloaded(name: str, engine: str, config: Mapping[str, Any], tensors: Mapping) -> bool:
+def benign_unloaded(
+    name: str, engine: str, config: Mapping[str, Any], tensors: Mapping[str, Any]
+) -> bool:
     """True when parameter `name` left at init by `engine` does not change the drafter's output."""
     if name.endswith("embed_tokens.weight"):
         return True
@@ -88,10 +92,10 @@ def benign_unloaded(name: str, engine: str, config: Mapping[str, Any], tensors: 
         and not any(t.endswith("lm_head.weight") for t in tensors)
     ):
         vt, vd = vocab_sizes(config)
-        return vd == vt
+        return bool(vd == vt)
     if name == "draft_id_to_target_id" and not any("d2t" in t for t in tensors):
         vt, vd = vocab_sizes(config)
-        return vd == vt
+        return bool(vd == vt)
     return False
 
 
@@ -109,7 +113,7 @@ def _few(names: list[str]) -> str:
 
 
 def harmful_names(
-    result: Mapping[str, Any], config: Mapping[str, Any], tensors: Mapping
+    result: Mapping[str, Any], config: Mapping[str, Any], tensors: Mapping[str, Any]
 ) -> tuple[list[str], list[str]]:
     """(dropped, never loaded) names of a LOADED record that do matter."""
     engine = result["engine"]
@@ -144,7 +148,7 @@ def aux_fc_mismatch(result: Mapping[str, Any], config: Mapping[str, Any]) -> str
 
 
 def engine_says_harm(
-    result: Mapping[str, Any], config: Mapping[str, Any], tensors: Mapping
+    result: Mapping[str, Any], config: Mapping[str, Any], tensors: Mapping[str, Any]
 ) -> tuple[bool, str]:
     """(harmful, short reason) for one engine record."""
     if result["verdict"] != "LOADED":
