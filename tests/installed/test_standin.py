@@ -107,3 +107,29 @@ def test_every_corpus_drafter_shrinks_consistently() -> None:
             assert small_dtype == dtype and len(small) == len(shape)
             for d, d_small in zip(shape, small, strict=True):
                 assert d_small in (d, d // s.scale), (folder.name, name, shape, small)
+
+
+def test_group_widths_stay_and_still_divide_the_shrunk_hidden_size() -> None:
+    """DFlash2's conv_group_size must divide hidden_size (vLLM qwen3_dflash2.py raises
+    otherwise) and the kernel projection is 2 x taps x hidden / group wide: the group stays,
+    the factor is chosen so the shrunk hidden is still a multiple of it, and the projection's
+    width shrinks with hidden; selector_rank is a width and shrinks."""
+    config = {
+        "conv_group_size": 16,
+        "conv_kernel_size": 2,
+        "selector_rank": 32,
+        "selector_top_k": 16,
+        "transformer_layer_config": {"hidden_size": 64, "head_dim": 16, "vocab_size": 1000},
+    }
+    groups = 64 // 16
+    tensors = {
+        "layers.0.mlp_conv.kernel_projection.weight": ([2 * 2 * groups, 64], "BF16"),
+        "candidate_selector.predecessor_codebook": ([1000, 32], "BF16"),
+    }
+    s = stand_in(config, tensors)
+    hidden = s.config["transformer_layer_config"]["hidden_size"]
+    assert s.scale == 4 and hidden == 16
+    assert s.config["conv_group_size"] == 16 and s.config["selector_top_k"] == 16
+    assert s.config["selector_rank"] == 8
+    assert s.shapes["layers.0.mlp_conv.kernel_projection.weight"][0] == (2 * 2 * (hidden // 16), 16)
+    assert s.shapes["candidate_selector.predecessor_codebook"][0] == (250, 8)

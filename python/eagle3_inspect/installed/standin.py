@@ -30,8 +30,13 @@ SIZE_FIELDS = frozenset(
         "qk_nope_head_dim",
         "qk_rope_head_dim",
         "v_head_dim",
+        # DFlash2's candidate selector: codebooks [vocab, rank] and a hidden -> rank projection.
+        "selector_rank",
     }
 )
+# Group widths that must divide hidden_size and stay as they are: the dimensions derived from
+# hidden_size / group (DFlash2's kernel projection, 2 * taps * groups) then shrink with it.
+DIVISOR_FIELDS = frozenset({"conv_group_size"})
 # Block-quantised scales are one per block: the block edge shrinks with the weights.
 BLOCK_FIELDS = frozenset({"weight_block_size"})
 # Every size stays at least 2 x the factor, so a dimension that is a count (3 aux states, 8
@@ -82,12 +87,32 @@ def size_units(config: Mapping[str, Any]) -> list[int]:
     return sorted(units)
 
 
-def choose_scale(units: Sequence[int]) -> int:
-    """The largest factor of SCALES dividing every size and leaving each at least 2."""
+def choose_scale(units: Sequence[int], divided: Sequence[tuple[int, int]] = ()) -> int:
+    """The largest factor of SCALES dividing every size and leaving each at least 2, and
+    leaving each `divided` (size, group) pair's shrunk size a multiple of its group."""
     for scale in SCALES:
-        if units and all(u % scale == 0 and u // scale >= 2 for u in units):
+        sizes_ok = all(u % scale == 0 and u // scale >= 2 for u in units)
+        groups_ok = all(
+            size % scale == 0 and (size // scale) % group == 0 for size, group in divided
+        )
+        if units and sizes_ok and groups_ok:
             return scale
     return 1
+
+
+def divided_sizes(config: Mapping[str, Any]) -> list[tuple[int, int]]:
+    """(hidden_size, group) for every group width (DIVISOR_FIELDS) beside a hidden_size, or
+    beside the hidden_size of the config's `transformer_layer_config` (speculators' layout)."""
+    nested = config.get("transformer_layer_config")
+    fallback = nested.get("hidden_size") if isinstance(nested, Mapping) else None
+    out = []
+    for node in _walk(dict(config)):
+        hidden = node.get("hidden_size", fallback)
+        for key in DIVISOR_FIELDS:
+            group = node.get(key)
+            if isinstance(group, int) and isinstance(hidden, int) and _is_size(group):
+                out.append((hidden, group))
+    return out
 
 
 def shrink_shape(shape: Sequence[int], units: Sequence[int], scale: int) -> tuple[int, ...]:
@@ -116,7 +141,7 @@ def stand_in(
 ) -> StandIn:
     """Stand-ins for a drafter with this config and these tensors (name -> (shape, dtype))."""
     units = size_units(config)
-    scale = choose_scale(units)
+    scale = choose_scale(units, divided_sizes(config))
     shapes = {
         name: (shrink_shape(shape, units, scale), dtype) for name, (shape, dtype) in tensors.items()
     }
