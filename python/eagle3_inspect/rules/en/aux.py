@@ -109,6 +109,18 @@ def _unknown_target(
     ]
 
 
+def _ids_by_location(config: Mapping[str, Any]) -> list[tuple[str, list[int]]]:
+    """(location, ids) for every known location holding a list of ids, in KNOWN_LOCATIONS
+    order."""
+    found = []
+    for location in KNOWN_LOCATIONS:
+        value = first_present(config, [location])
+        ids = _ids(value[1]) if value is not None else None
+        if ids is not None:
+            found.append((location, ids))
+    return found
+
+
 def _ignored_ids(
     profile: FamilyProfile,
     config: Mapping[str, Any],
@@ -123,11 +135,7 @@ def _ignored_ids(
     run = aux_run(profile.label, config, None, target_architecture)
     if run is None or run.verdict != "as-trained":
         return None
-    for location in KNOWN_LOCATIONS:
-        value = first_present(config, [location])
-        ids = _ids(value[1]) if value is not None else None
-        if ids is None:
-            continue
+    for location, ids in _ids_by_location(config):
         default = producer_default_ids(config, target_num_layers)
         if ids == default:
             return []
@@ -160,11 +168,7 @@ def _ignored_ids_unknown_target(
     run = measured_aux_run(profile.label, config, None)
     if run is None or run.verdict != "as-trained":
         return None
-    for location in KNOWN_LOCATIONS:
-        value = first_present(config, [location])
-        ids = _ids(value[1]) if value is not None else None
-        if ids is None:
-            continue
+    for location, ids in _ids_by_location(config):
         depths = [n for n in DEPTHS if producer_default_ids(config, n) == ids]
         fed = (
             f"these ids are that default only for a target of {depths[0]} layers: with any other "
