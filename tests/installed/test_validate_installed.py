@@ -116,3 +116,18 @@ def test_a_forward_that_raises_is_en024(monkeypatch, tmp_path: Path) -> None:
         "cannot be multiplied (at x.py:1)"
     )
     assert report.to_dict()["installed"][0]["forward"]["verdict"] == "FORWARD-ERROR"
+
+
+def test_a_partial_checkpoint_is_not_judged(monkeypatch, tmp_path: Path) -> None:
+    """A shard that does not parse (ST003): the engine is not run on the tensors that are left."""
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "config.json").write_bytes((DRAFTER / "config.json").read_bytes())
+    (broken / "model.safetensors").write_bytes((DRAFTER / "model.safetensors").read_bytes()[:100])
+    found = InstalledEngine("sglang", "0.5.23", "/site/sglang", "/no/python/needed")
+    monkeypatch.setattr(spec, "find_installed", lambda name: found)
+    report = eagle3_inspect.validate(broken, engine="sglang@installed", stats=False)
+    (verdict,) = report.installed
+    assert verdict.outcome == "NOT-RUN" and "partial checkpoint (ST003)" in verdict.reason
+    mine = [f for f in report.findings if f.engine == "sglang@installed"]
+    assert [f.code for f in mine] == ["EN012"]

@@ -322,11 +322,26 @@ def _validate(
 def _judge_installed(
     installed: list[tuple[InstalledEngine, EngineProfile]], ckpt: Checkpoint
 ) -> list[InstalledVerdict]:
-    """Each installed engine's own verdict on the drafter (a worker subprocess each)."""
+    """Each installed engine's own verdict on the drafter (a worker subprocess each); none on a
+    partial tensor set (a shard that does not parse, a tensor whose bytes are not there): the
+    engine would be judged on tensors the checkpoint does not hold, and the file findings come
+    first."""
     if not installed:
         return []
     from eagle3_inspect.installed.judge import judge
+    from eagle3_inspect.installed.verdict import not_run
 
+    broken = sorted(
+        {
+            f.code
+            for f in ckpt.findings
+            if f.code.startswith(("ST", "IX")) and f.severity.rank >= Severity.ERROR.rank
+        }
+    )
+    if broken or ckpt.unreadable:
+        what = ", ".join(broken) or f"{len(ckpt.unreadable)} unreadable tensor(s)"
+        reason = f"not run on a partial checkpoint ({what}): fix its files first"
+        return [not_run(engine, 1, reason, profile.label) for engine, profile in installed]
     return [
         judge(engine, ckpt.config or {}, ckpt.tensors, profile=profile.label)
         for engine, profile in installed
