@@ -92,3 +92,24 @@ def test_a_name_the_harness_lacks_is_no_verdict() -> None:
     assert "copy_weight_" in verdict.reason
     (found,) = installed_findings(verdict, {}, {})
     assert found.code == "EN012" and found.severity is Severity.INFO
+
+
+def test_ids_the_installed_engine_does_not_read_are_a_warning() -> None:
+    """vLLM 0.34 (refresh_profile) reads aux ids only through its V2 runner, which ignores
+    eagle_config's: a record with no ids read while the config states some is EN010, naming
+    where the ids are and which reader found none."""
+    record = {
+        "engine": "vllm",
+        "verdict": "LOADED",
+        "dropped": [],
+        "never_loaded": [],
+        "aux_layer_ids": None,
+        "evidence": {"aux_layer_ids": "vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py"},
+    }
+    config = {"eagle_config": {"eagle_aux_hidden_state_layer_ids": [1, 3, 4]}}
+    verdict = from_record(InstalledEngine("vllm", "0.34.0", "/x", "python"), 8, record, None)
+    (found,) = installed_findings(verdict, config, {})
+    assert (found.code, found.severity) == ("EN010", Severity.WARNING)
+    assert found.config_key == "eagle_config.eagle_aux_hidden_state_layer_ids"
+    assert "eagle3_utils.py" in found.message and "[1, 3, 4]" in found.message
+    assert installed_findings(verdict, {}, {}) == []
