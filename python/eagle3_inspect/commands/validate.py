@@ -335,7 +335,7 @@ def _judge_installed(
         {
             f.code
             for f in ckpt.findings
-            if f.code.startswith(("ST", "IX")) and f.severity.rank >= Severity.ERROR.rank
+            if f.code.startswith(("ST", "IX")) and f.severity is Severity.ERROR
         }
     )
     if broken or ckpt.unreadable:

@@ -50,14 +50,14 @@ def find_installed(engine: str) -> InstalledEngine:
         raise InvalidArgumentError(
             f"{engine}@installed: the installed-engine harness runs {' and '.join(ENGINES)} only"
         )
-    missing = [name for name in (*RUNTIME, engine) if importlib.util.find_spec(name) is None]
-    if missing:
+    specs = {name: importlib.util.find_spec(name) for name in (*RUNTIME, engine)}
+    missing = [name for name, found in specs.items() if found is None]
+    spec = specs[engine]
+    if missing or spec is None:
         raise MissingDependencyError(
             f"{engine}@installed needs {', '.join(missing)} importable by {sys.executable}: "
             f"pip install {' '.join(missing)} (CPU torch is enough; no GPU is used)"
         )
-    spec = importlib.util.find_spec(engine)
-    assert spec is not None  # found just above
     folders = list(spec.submodule_search_locations or [])
     location = folders[0] if folders else str(Path(spec.origin or engine).parent)
     try:

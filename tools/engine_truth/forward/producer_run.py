@@ -42,3 +42,19 @@ class ProducerRun:
 def to_target(draft_ids: torch.Tensor, d2t: torch.Tensor | None) -> torch.Tensor:
     """Draft ids -> target ids by the offset encoding every producer writes (id + d2t[id])."""
     return draft_ids if d2t is None else draft_ids + d2t[draft_ids]
+
+
+def head_outputs(model: torch.nn.Module, **inputs: Any) -> list[torch.Tensor]:
+    """One no-grad `model(**inputs)` of a speculators draft model: what its `lm_head` returned at
+    each call (one per TTT step), for the one sequence, as float (both speculators releases'
+    forwards return nothing per step, so the head is where the logits are read)."""
+    recorded: list[torch.Tensor] = []
+    hook = model.lm_head.register_forward_hook(
+        lambda m, a, o: recorded.append(o.detach()[0].float())
+    )
+    try:
+        with torch.no_grad():
+            model(**inputs)
+    finally:
+        hook.remove()
+    return recorded

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import torch
 from inputs import ROWS, STEPS, VerifierRun
-from producer_run import ProducerRun, to_target
+from producer_run import ProducerRun, head_outputs, to_target
 
 
 def run(drafter_dir: Path, verifier: VerifierRun) -> ProducerRun:
@@ -23,20 +23,15 @@ def run(drafter_dir: Path, verifier: VerifierRun) -> ProducerRun:
     model = SpeculatorModel.from_pretrained(str(drafter_dir), local_files_only=True).float().eval()
     ids = list(model.config.eagle_aux_hidden_state_layer_ids)
     aux = verifier.aux(ids)
-    recorded: list[torch.Tensor] = []
-    hook = model.lm_head.register_forward_hook(
-        lambda m, a, o: recorded.append(o.detach()[0].float())
-    )
     tokens = verifier.tokens[1 : ROWS + 1][None]
     attn = model.config.transformer_layer_config._attn_implementation
-    with torch.no_grad():
-        model(
-            hidden_states=aux[None],
-            input_ids=tokens,
-            document_ids=torch.zeros_like(tokens),
-            ttt_steps=STEPS,
-        )
-    hook.remove()
+    recorded = head_outputs(
+        model,
+        hidden_states=aux[None],
+        input_ids=tokens,
+        document_ids=torch.zeros_like(tokens),
+        ttt_steps=STEPS,
+    )
     d2t = getattr(model, "d2t", None)
     return ProducerRun(
         "speculators",

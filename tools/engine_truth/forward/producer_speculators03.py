@@ -41,7 +41,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from inputs import ROWS, STEPS, VerifierRun
-from producer_run import ProducerRun, to_target
+from producer_run import ProducerRun, head_outputs, to_target
 
 # Teacher forcing, as the chain (installed/harness/chain.py) and the other producers run every step:
 # 0.3's TTT loop feeds step s+1 either the draft's own argmax (use_off_policy_tokens=False, the
@@ -95,20 +95,15 @@ def run(drafter_dir: Path, verifier: VerifierRun) -> ProducerRun:
     ids = datagen_layer_ids(verifier.num_layers)
     boundaries = [i + 1 for i in ids]  # output-of: custom_worker.py captures after layer i
     aux = verifier.aux(boundaries)
-    recorded: list[torch.Tensor] = []
-    hook = model.lm_head.register_forward_hook(
-        lambda m, a, o: recorded.append(o.detach()[0].float())
-    )
     tokens = verifier.tokens[1 : ROWS + 1][None]
     attn = model.config.transformer_layer_config._attn_implementation
-    with torch.no_grad():
-        model(
-            hidden_states=aux[None],
-            input_ids=tokens,
-            ttt_steps=STEPS,
-            use_off_policy_tokens=OFF_POLICY_TOKENS,
-        )
-    hook.remove()
+    recorded = head_outputs(
+        model,
+        hidden_states=aux[None],
+        input_ids=tokens,
+        ttt_steps=STEPS,
+        use_off_policy_tokens=OFF_POLICY_TOKENS,
+    )
     return ProducerRun(
         "speculators",
         importlib.metadata.version("speculators"),

@@ -34,7 +34,6 @@ import torch
 from . import quant_truth, vllm_truth, wheel_exec
 from . import stub_families as F
 from . import stub_imports as S
-from . import stub_layers as L
 from .drafter import DrafterFiles
 from .hf_config import build_config
 from .layers import reset_log
@@ -42,7 +41,7 @@ from .outcome import load_error, loaded, refused
 from .record import dropped_tensors
 from .sources import EngineSource, cut
 from .vllm_eagle3 import speculative_registry, unregistered
-from .vllm_weights import copy_weight_namespace
+from .vllm_weights import WEIGHT_UTILS, logged_default_loader
 
 if TYPE_CHECKING:
     from transformers import PretrainedConfig
@@ -51,7 +50,6 @@ MODELS = "vllm/model_executor/models/"
 V2_AUX = "vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py"
 V2_AUX_FN = "get_eagle3_aux_layers_from_config"
 CONFIG_PY = "vllm/transformers_utils/config.py"
-WEIGHT_UTILS = "vllm/model_executor/model_loader/weight_utils.py"
 # vllm/envs.py is exec'd for real: model code branches on it (`envs.is_set(...)`), and an
 # opaque placeholder would read as set and true.
 ENVS = "vllm/envs.py"
@@ -332,9 +330,7 @@ def run_family(
     S.reset(modules, packages)
     F.install_vllm()
     weight_utils = wheel.read(WEIGHT_UTILS)
-    S.RUNTIME["default_weight_loader"] = L.logged_default_loader(
-        cut(weight_utils, "default_weight_loader"), copy_weight_namespace(wheel)
-    )
+    S.RUNTIME["default_weight_loader"] = logged_default_loader(wheel)
     remap = cut(weight_utils, "maybe_remap_kv_scale_name")
     if remap is not None:  # load_weights calls it for every *scale* name (FP8 drafters)
         namespace = wheel_exec.run_source(remap, WEIGHT_UTILS, {"logger": _Logger()})

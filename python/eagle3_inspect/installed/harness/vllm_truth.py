@@ -15,15 +15,14 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 from . import stub_imports as S
-from . import stub_layers as L
 from .drafter import DrafterFiles
 from .hf_config import build_config
 from .layers import reset_log
 from .outcome import load_error, loaded, refused
 from .record import dropped_tensors
-from .sources import EngineSource, cut
+from .sources import EngineSource
 from .vllm_eagle3 import not_llama_eagle3, speculative_registry, unregistered
-from .vllm_weights import copy_weight_namespace
+from .vllm_weights import logged_default_loader
 
 if TYPE_CHECKING:
     from transformers import PretrainedConfig
@@ -152,12 +151,7 @@ def run(drafter: DrafterFiles, wheel: EngineSource, version: str) -> dict[str, A
     """The record for `drafter` under this vLLM wheel."""
     record: dict[str, Any] = {"engine": "vllm", "version": version, "evidence": {}}
     S.reset(*_real_modules(wheel))
-    S.RUNTIME["default_weight_loader"] = L.logged_default_loader(
-        cut(
-            wheel.read("vllm/model_executor/model_loader/weight_utils.py"), "default_weight_loader"
-        ),
-        copy_weight_namespace(wheel),
-    )
+    S.RUNTIME["default_weight_loader"] = logged_default_loader(wheel)
     try:
         hf, how = draft_hf_config(drafter)
     except Exception as exc:

@@ -1,7 +1,7 @@
 """vLLM's own weight-copy helpers that its `default_weight_loader` calls (0.34:
 `model_executor/utils.py` `copy_weight_`, "`dst.copy_(src)` off integrated GPUs", and the
 `_is_integrated_gpu` test it makes), cut from the same source and exec'd unchanged, so the
-loader runs unchanged."""
+loader runs unchanged; and that loader, logged, as the load-truth drivers install it."""
 
 from __future__ import annotations
 
@@ -10,9 +10,11 @@ from typing import Any
 
 import torch
 
+from . import stub_layers
 from .sources import EngineSource, cut
 
 UTILS = "vllm/model_executor/utils.py"
+WEIGHT_UTILS = "vllm/model_executor/model_loader/weight_utils.py"
 # In dependency order: copy_weight_ calls _is_integrated_gpu.
 HELPERS = ("_is_integrated_gpu", "copy_weight_")
 
@@ -29,3 +31,10 @@ def copy_weight_namespace(source: EngineSource) -> dict[str, Any]:
     namespace: dict[str, Any] = {"torch": torch, "functools": functools, "current_platform": None}
     exec("\n\n".join(part for part in parts if part is not None), namespace)
     return {name: namespace[name] for name in HELPERS if name in namespace}
+
+
+def logged_default_loader(source: EngineSource) -> object:
+    """vLLM's own `default_weight_loader` from `source`, with the helpers it calls, logged
+    (`stub_layers.logged_default_loader`)."""
+    loader = cut(source.read(WEIGHT_UTILS), "default_weight_loader")
+    return stub_layers.logged_default_loader(loader, copy_weight_namespace(source))

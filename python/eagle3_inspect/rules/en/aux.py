@@ -109,16 +109,15 @@ def _unknown_target(
     ]
 
 
-def _ids_by_location(config: Mapping[str, Any]) -> list[tuple[str, list[int]]]:
-    """(location, ids) for every known location holding a list of ids, in KNOWN_LOCATIONS
-    order."""
-    found = []
+def _first_ids(config: Mapping[str, Any]) -> tuple[str, list[int]] | None:
+    """(location, ids) of the first known location holding a list of ids (KNOWN_LOCATIONS
+    order), or None."""
     for location in KNOWN_LOCATIONS:
         value = first_present(config, [location])
         ids = _ids(value[1]) if value is not None else None
         if ids is not None:
-            found.append((location, ids))
-    return found
+            return location, ids
+    return None
 
 
 def _ignored_ids(
@@ -135,22 +134,24 @@ def _ignored_ids(
     run = aux_run(profile.label, config, None, target_architecture)
     if run is None or run.verdict != "as-trained":
         return None
-    for location, ids in _ids_by_location(config):
-        default = producer_default_ids(config, target_num_layers)
-        if ids == default:
-            return []
-        return [
-            finding(
-                profile,
-                "EN022",
-                f"{profile.label} reads none of this config's aux ids ({location}={ids}) and "
-                f"feeds its default layers, which are the producers' default ids {default} for "
-                f"a {target_num_layers}-layer target: the drafter was trained on other states "
-                f"({run.evidence(profile.label)})",
-                config_key=location,
-            )
-        ]
-    return None
+    stated = _first_ids(config)
+    if stated is None:
+        return None
+    location, ids = stated
+    default = producer_default_ids(config, target_num_layers)
+    if ids == default:
+        return []
+    return [
+        finding(
+            profile,
+            "EN022",
+            f"{profile.label} reads none of this config's aux ids ({location}={ids}) and "
+            f"feeds its default layers, which are the producers' default ids {default} for "
+            f"a {target_num_layers}-layer target: the drafter was trained on other states "
+            f"({run.evidence(profile.label)})",
+            config_key=location,
+        )
+    ]
 
 
 # Target depths searched for the one whose producers' default ids a config's ids are.
@@ -168,27 +169,29 @@ def _ignored_ids_unknown_target(
     run = measured_aux_run(profile.label, config, None)
     if run is None or run.verdict != "as-trained":
         return None
-    for location, ids in _ids_by_location(config):
-        depths = [n for n in DEPTHS if producer_default_ids(config, n) == ids]
-        fed = (
-            f"these ids are that default only for a target of {depths[0]} layers: with any other "
-            "depth the drafter is fed other states than it was trained on"
-            if depths
-            else "these ids are that default for no target depth: the drafter is fed other "
-            "states than it was trained on"
+    stated = _first_ids(config)
+    if stated is None:
+        return None
+    location, ids = stated
+    depth = next((n for n in DEPTHS if producer_default_ids(config, n) == ids), None)
+    fed = (
+        f"these ids are that default only for a target of {depth} layers: with any other "
+        "depth the drafter is fed other states than it was trained on"
+        if depth is not None
+        else "these ids are that default for no target depth: the drafter is fed other "
+        "states than it was trained on"
+    )
+    return [
+        finding(
+            profile,
+            "EN010",
+            f"{UNKNOWN_TARGET.format(label=profile.label)}: it reads none of this config's "
+            f"aux ids ({location}={ids}) and feeds its default layers, on every measured "
+            f"target class ({', '.join(run.targets)}) the producers' default ids for the "
+            f"target's depth ({run.evidence(profile.label)}); {fed}; {CHECK_TARGET}",
+            config_key=location,
         )
-        return [
-            finding(
-                profile,
-                "EN010",
-                f"{UNKNOWN_TARGET.format(label=profile.label)}: it reads none of this config's "
-                f"aux ids ({location}={ids}) and feeds its default layers, on every measured "
-                f"target class ({', '.join(run.targets)}) the producers' default ids for the "
-                f"target's depth ({run.evidence(profile.label)}); {fed}; {CHECK_TARGET}",
-                config_key=location,
-            )
-        ]
-    return None
+    ]
 
 
 def _stated(config: Mapping[str, Any], location: str) -> bool:
