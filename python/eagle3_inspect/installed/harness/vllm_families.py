@@ -236,10 +236,19 @@ def v2_aux_ids(wheel: EngineSource, hf: PretrainedConfig, method: str) -> object
 
 
 def _with_v2(record: dict[str, Any], wheel: EngineSource, hf: PretrainedConfig) -> dict[str, Any]:
+    """The V2 runner's ids beside the V1 runners'; in a wheel with no V1 reader (vLLM >= 0.34
+    dropped gpu_model_runner.py) the V2 runner is the one that serves, so its ids are the ones
+    the engine reads (`aux_layer_ids`)."""
+    runners = record.setdefault("aux_layer_ids_by_runner", {})
+    only_runner = not runners
     found = v2_aux_ids(wheel, hf, record.get("method", "eagle3"))
     if found != "absent":
-        record.setdefault("aux_layer_ids_by_runner", {})[V2_AUX] = found
-        record.setdefault("evidence", {})["aux_layer_ids_v2"] = f"{V2_AUX} {V2_AUX_FN} (exec'd)"
+        runners[V2_AUX] = found
+        evidence = f"{V2_AUX} {V2_AUX_FN} (exec'd)"
+        record.setdefault("evidence", {})["aux_layer_ids_v2"] = evidence
+        if only_runner and not (isinstance(found, str) and found.startswith("error:")):
+            record["aux_layer_ids"] = found
+            record["evidence"]["aux_layer_ids"] = evidence
     return record
 
 
