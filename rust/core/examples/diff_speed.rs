@@ -3,12 +3,21 @@
 //! one pass summing u64 words over both sides with the same threads.
 //!
 //! Run: `cargo run --release -p eagle3-inspect-core --example diff_speed [GiB total] [threads]`
-//! (`DIFF_DTYPE=F16` or `F32` reads the same bytes as another dtype).
+//! (`DIFF_DTYPE=F16` or `F32` reads the same bytes as another dtype; `DIFF_PATTERN=lowbit` or
+//! `step` changes how side B differs, see `Pattern`).
 
 use eagle3_inspect_core::diff::{compare_pairs, DiffOptions, PairSide, PairTask};
 use eagle3_inspect_core::{Dtype, NoProgress};
 use rayon::prelude::*;
 use std::time::Instant;
+
+/// How side B differs from side A (`DIFF_PATTERN`): `mixed` (default; below), `lowbit`, `step`.
+#[derive(Clone, Copy)]
+enum Pattern {
+    LowBit,
+    Step,
+    Mixed,
+}
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -20,6 +29,11 @@ fn main() {
         .build()
         .unwrap();
 
+    let pattern = match std::env::var("DIFF_PATTERN").as_deref() {
+        Ok("lowbit") => Pattern::LowBit,
+        Ok("step") => Pattern::Step,
+        _ => Pattern::Mixed,
+    };
     // Normal-ish BF16 weights around 0; B flips the low mantissa bit of each element and, for
     // about one in 64, a higher one (some places then fall outside the BF16 tolerance).
     let mut a = vec![0u8; side_len];
@@ -36,9 +50,29 @@ fn main() {
                     s ^= s << 17;
                     let x = ((s >> 40) as f32 / (1u64 << 24) as f32 - 0.5) * 0.07;
                     let bits = (x.to_bits() >> 16) as u16;
-                    let flip = if s & 63 == 0 { 0x0011 } else { 0x0001 };
+                    let other = match pattern {
+                        // Every element one unit off: the benchmark's everywhere-changed copy.
+                        Pattern::LowBit => bits ^ 1,
+                        // A training step: most elements unchanged or a unit or two off, a few
+                        // up to eight.
+                        Pattern::Step => {
+                            let r = (s >> 8) & 1023;
+                            let units = match r {
+                                0..=511 => 0,
+                                512..=895 => 1,
+                                896..=991 => 2,
+                                _ => 3 + (r & 7) as u16 % 6,
+                            };
+                            if s & 1 == 0 {
+                                bits.wrapping_add(units)
+                            } else {
+                                bits.wrapping_sub(units)
+                            }
+                        }
+                        Pattern::Mixed => bits ^ if s & 63 == 0 { 0x0011 } else { 0x0001 },
+                    };
                     pa.copy_from_slice(&bits.to_le_bytes());
-                    pb.copy_from_slice(&(bits ^ flip).to_le_bytes());
+                    pb.copy_from_slice(&other.to_le_bytes());
                 }
             })
     });

@@ -11,6 +11,7 @@
 
 use super::accum::Acc;
 use super::lanes::{first_at, Lanes, LANES};
+use super::screen::ScreenState;
 use crate::elements::le;
 use crate::Dtype;
 use half::f16;
@@ -44,6 +45,7 @@ pub(crate) fn fused_block(
     base: u64,
     tol: (f64, f64),
     beat: f64,
+    screen: &mut ScreenState,
 ) -> Option<Acc> {
     let w = match dtype {
         Dtype::Bf16 | Dtype::F16 => 2,
@@ -52,7 +54,9 @@ pub(crate) fn fused_block(
     };
     let n = (a.len() / w).min(b.len() / w);
     let mut lanes = Lanes::NEW;
-    let done = vector_body(dtype, a, b, n / LANES * LANES, tol, &mut lanes);
+    let screens = screen.screens();
+    let (done, clean) = vector_body(dtype, a, b, n / LANES * LANES, tol, screens, &mut lanes);
+    screen.after(screens, clean);
     if done > 0 && !lanes.squares_finite() {
         lanes = Lanes::NEW;
         portable(dtype, a, b, 0..done, tol, &mut lanes);
@@ -104,8 +108,9 @@ fn portable(
 }
 
 /// Runs the first `n` places (a multiple of [`LANES`]) through the widest vector loops the CPU
-/// has: AVX-512 for as many as it takes, AVX2 for the rest; returns how many were done (a
-/// multiple of [`LANES`], so the next loop starts on lane 0).
+/// has: AVX-512 for as many as it takes (screened when `screens`, see `screen`), AVX2 for the
+/// rest; returns how many were done (a multiple of [`LANES`], so the next loop starts on lane
+/// 0) and whether every screened step passed.
 #[allow(unused_variables)]
 fn vector_body(
     dtype: Dtype,
@@ -113,22 +118,23 @@ fn vector_body(
     b: &[u8],
     n: usize,
     tol: (f64, f64),
+    screens: bool,
     lanes: &mut Lanes,
-) -> usize {
+) -> (usize, bool) {
     #[cfg(target_arch = "x86_64")]
     {
         let w = if dtype == Dtype::F32 { 4 } else { 2 };
-        let wide = super::fused_avx512::body(dtype, a, b, n, tol, lanes);
+        let (wide, clean) = super::fused_avx512::body(dtype, a, b, n, tol, screens, lanes);
         let rest =
             super::fused_avx2::body(dtype, &a[wide * w..], &b[wide * w..], n - wide, tol, lanes);
-        wide + rest
+        (wide + rest, clean)
     }
     #[cfg(not(target_arch = "x86_64"))]
-    0
+    (0, false)
 }
 
-/// The block's lanes through whatever vector path runs (no tail, no redo), for tests comparing
-/// it with the portable loop.
+/// The block's lanes through whatever vector path runs (no tail, no redo), screened or not, for
+/// tests comparing it with the portable loop.
 #[cfg(test)]
 pub(super) fn body_dispatched(
     dtype: Dtype,
@@ -136,9 +142,10 @@ pub(super) fn body_dispatched(
     b: &[u8],
     n: usize,
     tol: (f64, f64),
+    screens: bool,
 ) -> (usize, Lanes) {
     let mut lanes = Lanes::NEW;
-    let done = vector_body(dtype, a, b, n / LANES * LANES, tol, &mut lanes);
+    let (done, _) = vector_body(dtype, a, b, n / LANES * LANES, tol, screens, &mut lanes);
     (done, lanes)
 }
 

@@ -10,8 +10,14 @@
 //!
 //! Squares and products are fused multiply-adds and the tolerance bound is rounded product then
 //! sum, as [`Lanes::step`] defines them for these dtypes. The mismatch count is a mask popcount.
+//! The screened loops (`screen`) compute the bound only for steps with a place whose bits are
+//! more than a few units apart, and stop after the first such step (the plain loop does the
+//! rest of the block): on pairs a unit or two apart everywhere they skip a quarter of the
+//! vector work; the count is the same by the screen's claim (tested exhaustively for BF16 and
+//! F16 and against the generic kernel).
 
 use super::lanes::Lanes;
+use super::screen::screen_units;
 use crate::elements::cpu::has_avx512;
 use crate::Dtype;
 use std::arch::is_x86_feature_detected;
@@ -21,27 +27,49 @@ use std::arch::x86_64::*;
 const PREFETCH_AHEAD: usize = 8192;
 
 /// Runs the first `n` places (rounded down to a multiple of 16, BF16: 32) of `a` and `b` into
-/// `lanes` when the CPU has AVX-512, assuming every value is finite; returns how many were done
-/// (0 when it could not run), a multiple of 16.
+/// `lanes` when the CPU has AVX-512, assuming every value is finite; `screens` picks the loop
+/// that computes the tolerance bound only for steps with a place beyond the screen (`screen`).
+/// Returns how many places were done (0 when it could not run), a multiple of 16, and whether
+/// the loop screened and every step passed.
 pub(super) fn body(
     dtype: Dtype,
     a: &[u8],
     b: &[u8],
     n: usize,
     tol: (f64, f64),
+    screens: bool,
     lanes: &mut Lanes,
-) -> usize {
+) -> (usize, bool) {
     if !(has_avx512() && is_x86_feature_detected!("popcnt")) {
-        return 0;
+        return (0, false);
     }
-    match dtype {
-        // SAFETY: AVX-512 F/BW/VL, FMA, F16C and POPCNT are present (checked above).
-        Dtype::Bf16 => unsafe { run_bf16(a, b, n, tol, lanes) },
-        // SAFETY: as above.
-        Dtype::F16 => unsafe { run_half::<1>(a, b, n, tol, lanes) },
-        // SAFETY: as above.
-        Dtype::F32 => unsafe { run_half::<2>(a, b, n, tol, lanes) },
-        _ => 0,
+    // The screened loop stops after the first step with a place beyond the screen; the plain
+    // loop does the rest (so a block pays at most one mispredicted branch for its screen). Both
+    // end on a whole step, so the plain loop resumes at lane 0.
+    macro_rules! screened {
+        ($run:ident, [$($kind:literal)?], $width:expr) => {{
+            let (done, clean) = $run::<$($kind,)? true>(a, b, n, tol, lanes);
+            if clean || done == 0 {
+                (done, clean)
+            } else {
+                let (a, b) = (&a[done * $width..], &b[done * $width..]);
+                let (rest, _) = $run::<$($kind,)? false>(a, b, n - done, tol, lanes);
+                (done + rest, false)
+            }
+        }};
+    }
+    // SAFETY: AVX-512 F/BW/VL, FMA, F16C and POPCNT are present (checked above), as every
+    // loop needs.
+    unsafe {
+        match dtype {
+            Dtype::Bf16 if screens => screened!(run_bf16, [], 2),
+            Dtype::Bf16 => run_bf16::<false>(a, b, n, tol, lanes),
+            Dtype::F16 if screens => screened!(run_half, [1], 2),
+            Dtype::F16 => run_half::<1, false>(a, b, n, tol, lanes),
+            Dtype::F32 if screens => screened!(run_half, [2], 4),
+            Dtype::F32 => run_half::<2, false>(a, b, n, tol, lanes),
+            _ => (0, false),
+        }
     }
 }
 
@@ -129,10 +157,10 @@ fn high_lane(k: usize) -> usize {
     k + 8
 }
 
-/// One step of eight places into `$set` (macros, not closures: closures would not inherit the
-/// enabled target features); its value is the mask of places out of tolerance.
-macro_rules! step {
-    ($set:expr, $x:expr, $y:expr, $rtol:expr, $atol:expr) => {{
+/// One step of eight places into `$set`: the sums and the maximum (macros, not closures:
+/// closures would not inherit the enabled target features); its value is `|x - y|`.
+macro_rules! sums {
+    ($set:expr, $x:expr, $y:expr) => {{
         let s: &mut Set = $set;
         let (x, y): (__m512d, __m512d) = ($x, $y);
         let d = _mm512_abs_pd(_mm512_sub_pd(x, y));
@@ -142,8 +170,16 @@ macro_rules! step {
         s.sqa = _mm512_fmadd_pd(x, x, s.sqa);
         s.sqb = _mm512_fmadd_pd(y, y, s.sqb);
         s.dot = _mm512_fmadd_pd(x, y, s.dot);
-        let bound = _mm512_add_pd($atol, _mm512_mul_pd($rtol, _mm512_abs_pd(y)));
-        _mm512_cmp_pd_mask::<_CMP_GT_OQ>(d, bound)
+        d
+    }};
+}
+
+/// The mask of the eight places whose `|x - y|` (`$d`) is beyond the bound
+/// `atol + rtol*|y|`, rounded product then sum ([`Lanes::step`]).
+macro_rules! outside {
+    ($d:expr, $y:expr, $rtol:expr, $atol:expr) => {{
+        let bound = _mm512_add_pd($atol, _mm512_mul_pd($rtol, _mm512_abs_pd($y)));
+        _mm512_cmp_pd_mask::<_CMP_GT_OQ>($d, bound)
     }};
 }
 
@@ -165,25 +201,29 @@ macro_rules! upper_pd {
 
 /// The BF16 loop (see the module docs).
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2,fma,f16c,popcnt")]
-unsafe fn run_bf16(
+unsafe fn run_bf16<const SCREEN: bool>(
     a: &[u8],
     b: &[u8],
     n: usize,
     (rtol, atol): (f64, f64),
     lanes: &mut Lanes,
-) -> usize {
+) -> (usize, bool) {
     let n = n.min(a.len() / 2).min(b.len() / 2) / 32 * 32;
     if n == 0 {
-        return 0;
+        return (0, SCREEN);
     }
+    let whole = n;
+    let units = screen_units(Dtype::Bf16, (rtol, atol));
     // SAFETY: AVX-512 F/BW/VL, AVX2 and FMA are enabled here. The loop reads 32 elements
     // (64 bytes) of each side at element i with i + 32 <= n <= len / 2; loads are unaligned
-    // ones. The prefetch addresses use wrapping arithmetic and prefetches never fault.
+    // ones. The prefetch addresses use wrapping
+    // arithmetic and prefetches never fault.
     unsafe {
         let mut even = gather(lanes, even_lane);
         let mut odd = gather(lanes, odd_lane);
         let (rv, av) = (_mm512_set1_pd(rtol), _mm512_set1_pd(atol));
         let high_half = _mm512_set1_epi32(0xFFFF_0000u32 as i32);
+        let screen = _mm512_set1_epi16(units as i16);
         let mut mism = 0u64;
         let (pa, pb) = (a.as_ptr(), b.as_ptr());
         let mut i = 0;
@@ -192,42 +232,62 @@ unsafe fn run_bf16(
             _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(PREFETCH_AHEAD).cast());
             _mm_prefetch::<_MM_HINT_T0>(q.wrapping_add(PREFETCH_AHEAD).cast());
             let (va, vb) = (_mm512_loadu_si512(p.cast()), _mm512_loadu_si512(q.cast()));
+            // Places whose bits are more than `units` apart (wrapping): only those can be out
+            // of tolerance (see `screen`).
+            let unsure = if SCREEN {
+                _mm512_cmpgt_epu16_mask(_mm512_abs_epi16(_mm512_sub_epi16(va, vb)), screen)
+            } else {
+                u32::MAX
+            };
             // 32-bit lane j: element 2j in its low half, 2j + 1 in its high half.
             let xe = _mm512_castsi512_ps(_mm512_slli_epi32::<16>(va));
             let xo = _mm512_castsi512_ps(_mm512_and_si512(va, high_half));
             let ye = _mm512_castsi512_ps(_mm512_slli_epi32::<16>(vb));
             let yo = _mm512_castsi512_ps(_mm512_and_si512(vb, high_half));
-            let m0 = step!(&mut even, lower_pd!(xe), lower_pd!(ye), rv, av);
-            let m1 = step!(&mut odd, lower_pd!(xo), lower_pd!(yo), rv, av);
-            let m2 = step!(&mut even, upper_pd!(xe), upper_pd!(ye), rv, av);
-            let m3 = step!(&mut odd, upper_pd!(xo), upper_pd!(yo), rv, av);
-            // One popcount of the four masks (the compiler vectorises four small ones badly).
-            let out = u32::from_le_bytes([m0, m1, m2, m3]);
-            mism += u64::from(_popcnt32(out as i32) as u32);
+            let (x0, y0) = (lower_pd!(xe), lower_pd!(ye));
+            let d0 = sums!(&mut even, x0, y0);
+            let (x1, y1) = (lower_pd!(xo), lower_pd!(yo));
+            let d1 = sums!(&mut odd, x1, y1);
+            let (x2, y2) = (upper_pd!(xe), upper_pd!(ye));
+            let d2 = sums!(&mut even, x2, y2);
+            let (x3, y3) = (upper_pd!(xo), upper_pd!(yo));
+            let d3 = sums!(&mut odd, x3, y3);
+            if unsure != 0 {
+                let (m0, m1) = (outside!(d0, y0, rv, av), outside!(d1, y1, rv, av));
+                let (m2, m3) = (outside!(d2, y2, rv, av), outside!(d3, y3, rv, av));
+                // One popcount of the four masks.
+                let out = u32::from_le_bytes([m0, m1, m2, m3]);
+                mism += u64::from(_popcnt32(out as i32) as u32);
+            }
             i += 32;
+            if SCREEN && unsure != 0 {
+                break;
+            }
         }
+        let n = i;
         scatter(&even, lanes, even_lane);
         scatter(&odd, lanes, odd_lane);
         lanes.finite += n as u64;
         lanes.mismatched += mism;
+        (n, SCREEN && n == whole)
     }
-    n
 }
 
 /// The F16 (`KIND` 1) and F32 (`KIND` 2) loop.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2,fma,f16c,popcnt")]
-unsafe fn run_half<const KIND: u8>(
+unsafe fn run_half<const KIND: u8, const SCREEN: bool>(
     a: &[u8],
     b: &[u8],
     n: usize,
     (rtol, atol): (f64, f64),
     lanes: &mut Lanes,
-) -> usize {
+) -> (usize, bool) {
     let w = if KIND == 2 { 4 } else { 2 };
     let n = n.min(a.len() / w).min(b.len() / w) / 16 * 16;
     if n == 0 {
-        return 0;
+        return (0, SCREEN);
     }
+    let whole = n;
     // SAFETY: the features are enabled here. The loop reads 16 elements of each side at element
     // i with i + 16 <= n <= len / w; loads are unaligned ones. The prefetch addresses use
     // wrapping arithmetic and prefetches never fault.
@@ -244,6 +304,8 @@ unsafe fn run_half<const KIND: u8>(
         let mut low = gather(lanes, low_lane);
         let mut high = gather(lanes, high_lane);
         let (rv, av) = (_mm512_set1_pd(rtol), _mm512_set1_pd(atol));
+        let dtype = if KIND == 2 { Dtype::F32 } else { Dtype::F16 };
+        let units = screen_units(dtype, (rtol, atol));
         let mut mism = 0u64;
         let (pa, pb) = (a.as_ptr(), b.as_ptr());
         let mut i = 0;
@@ -251,16 +313,37 @@ unsafe fn run_half<const KIND: u8>(
             let (p, q) = (pa.add(w * i), pb.add(w * i));
             _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(PREFETCH_AHEAD).cast());
             _mm_prefetch::<_MM_HINT_T0>(q.wrapping_add(PREFETCH_AHEAD).cast());
+            // Places whose bits are more than `units` apart (wrapping): only those can be out
+            // of tolerance (see `screen`).
+            let unsure = if !SCREEN {
+                u16::MAX
+            } else if KIND == 2 {
+                let (ra, rb) = (_mm512_loadu_si512(p.cast()), _mm512_loadu_si512(q.cast()));
+                let apart = _mm512_abs_epi32(_mm512_sub_epi32(ra, rb));
+                _mm512_cmpgt_epu32_mask(apart, _mm512_set1_epi32(units as i32))
+            } else {
+                let (ra, rb) = (_mm256_loadu_si256(p.cast()), _mm256_loadu_si256(q.cast()));
+                let apart = _mm256_abs_epi16(_mm256_sub_epi16(ra, rb));
+                _mm256_cmpgt_epu16_mask(apart, _mm256_set1_epi16(units as i16))
+            };
             let (x, y) = (load16!(p), load16!(q));
-            let m0 = step!(&mut low, lower_pd!(x), lower_pd!(y), rv, av);
-            let m1 = step!(&mut high, upper_pd!(x), upper_pd!(y), rv, av);
-            mism += u64::from(_popcnt32(i32::from(u16::from_le_bytes([m0, m1]))) as u32);
+            let (x0, y0, x1, y1) = (lower_pd!(x), lower_pd!(y), upper_pd!(x), upper_pd!(y));
+            let d0 = sums!(&mut low, x0, y0);
+            let d1 = sums!(&mut high, x1, y1);
+            if unsure != 0 {
+                let (m0, m1) = (outside!(d0, y0, rv, av), outside!(d1, y1, rv, av));
+                mism += u64::from(_popcnt32(i32::from(u16::from_le_bytes([m0, m1]))) as u32);
+            }
             i += 16;
+            if SCREEN && unsure != 0 {
+                break;
+            }
         }
+        let n = i;
         scatter(&low, lanes, low_lane);
         scatter(&high, lanes, high_lane);
         lanes.finite += n as u64;
         lanes.mismatched += mism;
+        (n, SCREEN && n == whole)
     }
-    n
 }

@@ -6,6 +6,7 @@
 use super::accum::Acc;
 use super::fused::{finish_block, fused_block, handles};
 use super::lanes::Lanes;
+use super::screen::ScreenState;
 use crate::elements::{decode_into, values_in};
 use crate::Dtype;
 
@@ -77,6 +78,7 @@ fn compare_chunk_via(
     // raw elements instead, so two distinct ids never compare equal.
     let exact64 = da == db && matches!(da, Dtype::I64 | Dtype::U64) && tol == (0.0, 0.0);
     let mut acc = Acc::EMPTY;
+    let mut screen = ScreenState::default();
     let mut s = start;
     while s < end {
         let e = end.min(s.saturating_add(BLOCK_ELEMS));
@@ -86,7 +88,7 @@ fn compare_chunk_via(
         );
         let beat = acc.max_abs;
         let fast = if fused {
-            fused_block(da, ba, bb, s * parts, tol, beat)
+            fused_block(da, ba, bb, s * parts, tol, beat, &mut screen)
         } else {
             None
         };

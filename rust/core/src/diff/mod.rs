@@ -8,7 +8,8 @@
 //! elements each sum into 16 lanes (element `j` of a block into lane `j % 16`, in order), reduced
 //! in one fixed tree, and block results add up in block order: the portable, AVX2 and AVX-512
 //! loops follow that order exactly, so results are bit-for-bit the same for any thread count and
-//! on any CPU (see `lanes`). A chunk whose bytes are identical on both sides (same dtype) is not
+//! on any CPU (see `lanes`). The vector loops count mismatches through an exact screen on the
+//! raw bits (see `screen`): places a few units apart are certainly within tolerance. A chunk whose bytes are identical on both sides (same dtype) is not
 //! decoded while its pair is not known to differ; once some chunk of the pair differs, identical
 //! chunks get their norms at once, and those seen before that are revisited at the end (the only
 //! bytes read twice). Memory is bounded by the chunk scratch buffers: nothing is copied out of
@@ -30,6 +31,7 @@ mod hashes;
 mod kernel;
 mod lanes;
 mod plan;
+mod screen;
 mod tolerance;
 mod types;
 

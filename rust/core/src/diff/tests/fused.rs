@@ -186,11 +186,11 @@ proptest! {
         let dtype = [Dtype::Bf16, Dtype::F16, Dtype::F32][dt];
         let (a, b) = finite_sides(dtype, &words, &flips);
         let tol = [default_tolerance(dtype), (0.0, 0.0), (1e-3, 1e-2)][tol_pick];
-        for level in [Level::Avx2, Level::Avx512] {
-            let (done, lanes) = with_level(level, || body_dispatched(dtype, &a, &b, words.len(), tol));
+        for (level, screens) in [(Level::Avx2, false), (Level::Avx512, true), (Level::Avx512, false)] {
+            let (done, lanes) = with_level(level, || body_dispatched(dtype, &a, &b, words.len(), tol, screens));
             prop_assert_eq!(done % 16, 0);
             let want = body_portable(dtype, &a, &b, done, tol);
-            prop_assert_eq!(lane_bits(&lanes), lane_bits(&want), "{:?} {:?} {}", dtype, level, done);
+            prop_assert_eq!(lane_bits(&lanes), lane_bits(&want), "{:?} {:?} {} {}", dtype, level, done, screens);
         }
     }
 }
@@ -207,7 +207,7 @@ fn vector_bodies_run_whole_steps_where_the_cpu_allows() {
     let tol = (0.0, 0.0);
     let fresh = || Lanes::NEW;
     let wide = with_level(Level::Avx512, || {
-        let run = fused_avx512::body(Dtype::Bf16, &a, &b, 112, tol, &mut fresh());
+        let run = fused_avx512::body(Dtype::Bf16, &a, &b, 112, tol, true, &mut fresh()).0;
         (run, has_avx512())
     });
     assert_eq!(wide.0, if wide.1 { 96 } else { 0 });
@@ -220,4 +220,48 @@ fn vector_bodies_run_whole_steps_where_the_cpu_allows() {
         fused_avx2::body(Dtype::Bf16, &a, &b, 112, tol, &mut fresh())
     });
     assert_eq!(none, 0);
+}
+
+/// Side B a few units of the last place from side A in its raw bits (wrapping, so signs cross
+/// at zero and values reach the subnormals and the largest finite ones), for the mismatch
+/// screen of the vector loops (`screen`).
+fn near_sides(dtype: Dtype, words: &[u32], offsets: &[i8]) -> (Vec<u8>, Vec<u8>) {
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for (&x, &o) in words.iter().zip(offsets.iter().cycle()) {
+        let off = i32::from(o % 5) as u32;
+        let y = x.wrapping_add(off);
+        let w = if dtype == Dtype::F32 { 4 } else { 2 };
+        a.extend_from_slice(&x.to_le_bytes()[..w]);
+        b.extend_from_slice(&y.to_le_bytes()[..w]);
+    }
+    (a, b)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(150))]
+
+    /// Pairs a few units apart, at tolerances just below, at and above each screen's edges: the
+    /// vector loops' screened mismatch count is the generic kernel's, as are all other bits.
+    #[test]
+    fn screened_counts_equal_the_bound(words in prop::collection::vec(any::<u32>(), 0..5000),
+                                       offsets in prop::collection::vec(any::<i8>(), 1..50),
+                                       dt in 0usize..3, k in 0u32..4, nudge in 0usize..3,
+                                       low in any::<bool>()) {
+        let dtype = [Dtype::Bf16, Dtype::F16, Dtype::F32][dt];
+        let (m, g) = [(7, -133), (10, -24), (23, -149)][dt];
+        // Mostly small magnitudes (subnormals, zeros and sign crossings) or any bits.
+        let words: Vec<u32> = words.iter().map(|&x| if low { x & 0x8000_00FF } else { x }).collect();
+        let words: Vec<u32> = if dtype == Dtype::F32 { words } else { words.iter().map(|&x| x & 0xFFFF).collect() };
+        let (a, b) = near_sides(dtype, &words, &offsets);
+        let p = |e: i32| 2f64.powi(e);
+        let f = [1.0 - 1e-12, 1.0, 1.0 + 1e-12][nudge];
+        let tol = (f64::from(k) * p(-m) * f, f64::from(k) * p(g) * f);
+        let n = words.len() as u64;
+        let mut scratch = Scratch::default();
+        let want = compare_chunk_generic(dtype, &a, dtype, &b, 0, n, tol, &mut scratch);
+        for level in Level::ALL {
+            let got = with_level(level, || compare_chunk(dtype, &a, dtype, &b, 0, n, tol, &mut scratch));
+            prop_assert_eq!(bits(&got), bits(&want), "{:?} at {:?} {:?}", dtype, level, tol);
+        }
+    }
 }
