@@ -79,12 +79,7 @@ proptest! {
         let n = words.len() as u64;
         let start = start.min(n);
         let tol = [default_tolerance(dtype), (0.0, 0.0), (0.5, 0.0), (1e-3, 1e-2)][tol_pick];
-        let mut scratch = Scratch::default();
-        let want = compare_chunk_generic(dtype, &a, dtype, &b, start, n, tol, &mut scratch);
-        for level in Level::ALL {
-            let got = with_level(level, || compare_chunk(dtype, &a, dtype, &b, start, n, tol, &mut scratch));
-            prop_assert_eq!(bits(&got), bits(&want), "{:?} at {:?}", dtype, level);
-        }
+        every_level_is_generic(dtype, (&a, &b), (start, n), tol)?;
     }
 }
 
@@ -166,11 +161,41 @@ fn finite_sides(dtype: Dtype, words: &[u32], flips: &[u8]) -> (Vec<u8>, Vec<u8>)
                 (x, x ^ u32::from(f & 0x3F))
             }
         };
-        let w = if dtype == Dtype::F32 { 4 } else { 2 };
-        a.extend_from_slice(&x.to_le_bytes()[..w]);
-        b.extend_from_slice(&y.to_le_bytes()[..w]);
+        push(dtype, (x, y), (&mut a, &mut b));
     }
     (a, b)
+}
+
+/// Appends the low bytes of `x` to `a` and of `y` to `b`, one element of `dtype` each.
+fn push(dtype: Dtype, (x, y): (u32, u32), (a, b): (&mut Vec<u8>, &mut Vec<u8>)) {
+    let w = if dtype == Dtype::F32 { 4 } else { 2 };
+    a.extend_from_slice(&x.to_le_bytes()[..w]);
+    b.extend_from_slice(&y.to_le_bytes()[..w]);
+}
+
+/// At every vector level, `compare_chunk` of places `[start, n)` gives the generic kernel's bits.
+fn every_level_is_generic(
+    dtype: Dtype,
+    (a, b): (&[u8], &[u8]),
+    (start, n): (u64, u64),
+    tol: (f64, f64),
+) -> Result<(), TestCaseError> {
+    let mut scratch = Scratch::default();
+    let want = compare_chunk_generic(dtype, a, dtype, b, start, n, tol, &mut scratch);
+    for level in Level::ALL {
+        let got = with_level(level, || {
+            compare_chunk(dtype, a, dtype, b, start, n, tol, &mut scratch)
+        });
+        prop_assert_eq!(
+            bits(&got),
+            bits(&want),
+            "{:?} at {:?} {:?}",
+            dtype,
+            level,
+            tol
+        );
+    }
+    Ok(())
 }
 
 proptest! {
@@ -229,10 +254,7 @@ fn near_sides(dtype: Dtype, words: &[u32], offsets: &[i8]) -> (Vec<u8>, Vec<u8>)
     let (mut a, mut b) = (Vec::new(), Vec::new());
     for (&x, &o) in words.iter().zip(offsets.iter().cycle()) {
         let off = i32::from(o % 5) as u32;
-        let y = x.wrapping_add(off);
-        let w = if dtype == Dtype::F32 { 4 } else { 2 };
-        a.extend_from_slice(&x.to_le_bytes()[..w]);
-        b.extend_from_slice(&y.to_le_bytes()[..w]);
+        push(dtype, (x, x.wrapping_add(off)), (&mut a, &mut b));
     }
     (a, b)
 }
@@ -256,12 +278,6 @@ proptest! {
         let p = |e: i32| 2f64.powi(e);
         let f = [1.0 - 1e-12, 1.0, 1.0 + 1e-12][nudge];
         let tol = (f64::from(k) * p(-m) * f, f64::from(k) * p(g) * f);
-        let n = words.len() as u64;
-        let mut scratch = Scratch::default();
-        let want = compare_chunk_generic(dtype, &a, dtype, &b, 0, n, tol, &mut scratch);
-        for level in Level::ALL {
-            let got = with_level(level, || compare_chunk(dtype, &a, dtype, &b, 0, n, tol, &mut scratch));
-            prop_assert_eq!(bits(&got), bits(&want), "{:?} at {:?} {:?}", dtype, level, tol);
-        }
+        every_level_is_generic(dtype, (&a, &b), (0, words.len() as u64), tol)?;
     }
 }
