@@ -257,17 +257,43 @@ def _perturb_everywhere(spec: TensorSpec, index: int, chunk: np.ndarray) -> np.n
     return chunk ^ np.uint16(1)
 
 
+# A training step, in units of the last place of each BF16 element's magnitude: the upper
+# bounds of r in [0, 1024) for 0, 1 and 2 units; r above the last moves 3 to 8 units.
+STEP_UNITS = ((512, 0), (896, 1), (992, 2))
+STEP_DESCRIPTION = (
+    "every BF16 element's magnitude moved by a random number of units (half 0, 37.5% 1, "
+    "9.4% 2, 3.1% 3 to 8), up or down"
+)
+
+
+def _perturb_step(spec: TensorSpec, index: int, chunk: np.ndarray) -> np.ndarray:
+    """A training step: each BF16 magnitude moves STEP_UNITS units up or down (clipped inside
+    the finite range, sign kept), from a generator seeded by the tensor's name and the chunk."""
+    if spec.dtype != "BF16":
+        return chunk
+    rng = np.random.default_rng([zlib.crc32(spec.name.encode()), index, 26])
+    r = rng.integers(0, 1024, size=chunk.shape, dtype=np.int32)
+    units = np.full(chunk.shape, 3, dtype=np.int32) + (r & 7) % 6
+    for bound, value in reversed(STEP_UNITS):
+        units[r < bound] = value
+    down = rng.integers(0, 2, size=chunk.shape, dtype=np.int32).astype(bool)
+    magnitude = (chunk & np.uint16(0x7FFF)).astype(np.int32)
+    moved = np.clip(np.where(down, magnitude - units, magnitude + units), 0, 0x7F7F)
+    return (chunk & np.uint16(0x8000)) | moved.astype(np.uint16)
+
+
 # Copies of the drafter the diff rows compare it with: which elements change.
 COPIES = {
     "perturbed": (PERTURBED, _perturb),
     "everywhere": ("every BF16 element's lowest bit flipped", _perturb_everywhere),
+    "step": (STEP_DESCRIPTION, _perturb_step),
 }
 
 
 def ensure_perturbed(directory: Path, size: str, kind: str = "perturbed") -> tuple[Path, bool]:
     """A single-file copy of the drafter changed as COPIES[kind] says: `perturbed` (a few
-    tensors, the PERTURBED ones) or `everywhere` (every bf16 element's lowest bit flipped, as
-    between two training steps or a checkpoint and its fine-tune)."""
+    tensors, the PERTURBED ones), `everywhere` (every bf16 element's lowest bit flipped) or
+    `step` (every bf16 element a random few units off, as between two training steps)."""
     what, perturb = COPIES[kind]
     specs = drafter_specs(SIZES[size])
     spec = {

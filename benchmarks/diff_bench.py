@@ -1,9 +1,11 @@
 """The diff part of the benchmark, one phase per copy of the drafter (each phase warms and
 reads only the drafter and that copy, so a shared machine's page cache need hold 8.6 GB, not
-13): the copy with a few tensors changed (and the drafter against itself), then the copy changed
-everywhere (the realistic case: two training steps, a base and its fine-tune). Each phase times
-the raw-read floor of both sides and `eagle3_inspect.diff` in interleaved best-of-N rounds; the
-everywhere phase then runs the numpy and torch diff baselines on its pair, once each."""
+13): the copy with a few tensors changed (and the drafter against itself), the copy changed
+everywhere by one unit (every bf16 element's lowest bit), and a training-step copy (every bf16
+element a random few units off: most within the tolerance screen of the vector loops, some
+not). Each phase times the raw-read floor of both sides and `eagle3_inspect.diff` in
+interleaved best-of-N rounds; the everywhere phase then runs the numpy and torch diff baselines
+on its pair, once each."""
 
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ from timing import Contention, Op, Row, run_interleaved, warm
 PHASES = {
     "perturbed": (("perturbed copy (a few tensors)", "floor2"), True),
     "everywhere": (("everywhere-perturbed copy", "floor2all"), False),
+    "step": (("training-step copy (a few units off everywhere)", "floor2step"), False),
 }
 
 

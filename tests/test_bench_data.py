@@ -71,6 +71,33 @@ def test_perturbed_copy_changes_only_the_listed_tensors(tmp_path, tiny_sizes):
         assert same == (name not in bench_data.PERTURBED), name
 
 
+def test_step_copy_moves_every_bf16_magnitude_a_few_units(tmp_path, tiny_sizes):
+    base, _ = bench_data.ensure_drafter(tmp_path / "d", "tiny")
+    other, _ = bench_data.ensure_perturbed(tmp_path / "s", "tiny", "step")
+    a, b = eagle3_inspect.open(base), eagle3_inspect.open(other)
+    specs = {s.name: s for s in bench_data.drafter_specs(TINY)}
+    moved_units = []
+    for name, spec in specs.items():
+        x = np.frombuffer(bytes(a.raw_bytes(name)), np.uint8)
+        y = np.frombuffer(bytes(b.raw_bytes(name)), np.uint8)
+        if spec.dtype != "BF16":
+            assert np.array_equal(x, y), name
+            continue
+        x, y = x.view(np.uint16), y.view(np.uint16)
+        assert np.array_equal(x & 0x8000, y & 0x8000), name
+        units = np.abs((y & 0x7FFF).astype(np.int32) - (x & 0x7FFF).astype(np.int32))
+        assert units.max() <= 8, name
+        assert np.isfinite(y.view(ml_dtypes.bfloat16).astype(np.float32)).all(), name
+        moved_units.append(units)
+    units = np.concatenate(moved_units)
+    # The shares STEP_UNITS defines, within sampling noise on this many elements.
+    for value, share in [(0, 0.5), (1, 0.375), (2, 0.094)]:
+        assert abs(np.mean(units == value) - share) < 0.02, (value, np.mean(units == value))
+    assert 0.02 < np.mean(units >= 3) < 0.045
+    again, reused = bench_data.ensure_perturbed(tmp_path / "s", "tiny", "step")
+    assert reused and again == other
+
+
 def test_sparse_file_is_a_hole_with_a_full_header(tmp_path):
     specs = bench_data.sparse_specs(5)
     path = tmp_path / "sparse.safetensors"
