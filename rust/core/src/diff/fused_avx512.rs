@@ -264,7 +264,8 @@ unsafe fn run_bf16<const SCREEN: bool>(
                 break;
             }
         }
-        let n = i;
+        // The plain loop always runs to the end (and its count must not hold the loop index).
+        let n = if SCREEN { i } else { whole };
         scatter(&even, lanes, even_lane);
         scatter(&odd, lanes, odd_lane);
         lanes.finite += n as u64;
@@ -339,7 +340,8 @@ unsafe fn run_half<const KIND: u8, const SCREEN: bool>(
                 break;
             }
         }
-        let n = i;
+        // The plain loop always runs to the end (and its count must not hold the loop index).
+        let n = if SCREEN { i } else { whole };
         scatter(&low, lanes, low_lane);
         scatter(&high, lanes, high_lane);
         lanes.finite += n as u64;
