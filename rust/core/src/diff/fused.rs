@@ -54,9 +54,16 @@ pub(crate) fn fused_block(
     };
     let n = (a.len() / w).min(b.len() / w);
     let mut lanes = Lanes::NEW;
-    let screens = screen.screens();
-    let (done, clean) = vector_body(dtype, a, b, n / LANES * LANES, tol, screens, &mut lanes);
-    screen.after(screens, clean);
+    let (done, clean) = vector_body(
+        dtype,
+        a,
+        b,
+        n / LANES * LANES,
+        tol,
+        screen.next(),
+        &mut lanes,
+    );
+    screen.after(clean);
     if done > 0 && !lanes.squares_finite() {
         lanes = Lanes::NEW;
         portable(dtype, a, b, 0..done, tol, &mut lanes);
@@ -108,8 +115,8 @@ fn portable(
 }
 
 /// Runs the first `n` places (a multiple of [`LANES`]) through the widest vector loops the CPU
-/// has: AVX-512 for as many as it takes (screened when `screens`, see `screen`), AVX2 for the
-/// rest; returns how many were done (a multiple of [`LANES`], so the next loop starts on lane
+/// has: AVX-512 for as many as it takes (screened with `screen` units when given, see
+/// `screen`), AVX2 for the rest; returns how many were done (a multiple of [`LANES`], so the next loop starts on lane
 /// 0) and whether every screened step passed.
 #[allow(unused_variables)]
 fn vector_body(
@@ -118,13 +125,13 @@ fn vector_body(
     b: &[u8],
     n: usize,
     tol: (f64, f64),
-    screens: bool,
+    screen: Option<u32>,
     lanes: &mut Lanes,
 ) -> (usize, bool) {
     #[cfg(target_arch = "x86_64")]
     {
         let w = if dtype == Dtype::F32 { 4 } else { 2 };
-        let (wide, clean) = super::fused_avx512::body(dtype, a, b, n, tol, screens, lanes);
+        let (wide, clean) = super::fused_avx512::body(dtype, a, b, n, tol, screen, lanes);
         let rest =
             super::fused_avx2::body(dtype, &a[wide * w..], &b[wide * w..], n - wide, tol, lanes);
         (wide + rest, clean)
@@ -145,7 +152,8 @@ pub(super) fn body_dispatched(
     screens: bool,
 ) -> (usize, Lanes) {
     let mut lanes = Lanes::NEW;
-    let (done, _) = vector_body(dtype, a, b, n / LANES * LANES, tol, screens, &mut lanes);
+    let screen = screens.then(|| super::screen::screen_units(dtype, tol));
+    let (done, _) = vector_body(dtype, a, b, n / LANES * LANES, tol, screen, &mut lanes);
     (done, lanes)
 }
 

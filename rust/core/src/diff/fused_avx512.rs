@@ -17,7 +17,6 @@
 //! F16 and against the generic kernel).
 
 use super::lanes::Lanes;
-use super::screen::screen_units;
 use crate::elements::cpu::has_avx512;
 use crate::Dtype;
 use std::arch::is_x86_feature_detected;
@@ -27,8 +26,9 @@ use std::arch::x86_64::*;
 const PREFETCH_AHEAD: usize = 8192;
 
 /// Runs the first `n` places (rounded down to a multiple of 16, BF16: 32) of `a` and `b` into
-/// `lanes` when the CPU has AVX-512, assuming every value is finite; `screens` picks the loop
-/// that computes the tolerance bound only for steps with a place beyond the screen (`screen`).
+/// `lanes` when the CPU has AVX-512, assuming every value is finite; a `screen` (in units, see
+/// `screen`) picks the loop that computes the tolerance bound only for steps with a place
+/// beyond it.
 /// Returns how many places were done (0 when it could not run), a multiple of 16, and whether
 /// the loop screened and every step passed.
 pub(super) fn body(
@@ -37,7 +37,7 @@ pub(super) fn body(
     b: &[u8],
     n: usize,
     tol: (f64, f64),
-    screens: bool,
+    screen: Option<u32>,
     lanes: &mut Lanes,
 ) -> (usize, bool) {
     if !(has_avx512() && is_x86_feature_detected!("popcnt")) {
@@ -47,13 +47,13 @@ pub(super) fn body(
     // loop does the rest (so a block pays at most one mispredicted branch for its screen). Both
     // end on a whole step, so the plain loop resumes at lane 0.
     macro_rules! screened {
-        ($run:ident, [$($kind:literal)?], $width:expr) => {{
-            let (done, clean) = $run::<$($kind,)? true>(a, b, n, tol, lanes);
+        ($run:ident, [$($kind:literal)?], $width:expr, $units:expr) => {{
+            let (done, clean) = $run::<$($kind,)? true>(a, b, n, tol, $units, lanes);
             if clean || done == 0 {
                 (done, clean)
             } else {
                 let (a, b) = (&a[done * $width..], &b[done * $width..]);
-                let (rest, _) = $run::<$($kind,)? false>(a, b, n - done, tol, lanes);
+                let (rest, _) = $run::<$($kind,)? false>(a, b, n - done, tol, 0, lanes);
                 (done + rest, false)
             }
         }};
@@ -61,13 +61,13 @@ pub(super) fn body(
     // SAFETY: AVX-512 F/BW/VL, FMA, F16C and POPCNT are present (checked above), as every
     // loop needs.
     unsafe {
-        match dtype {
-            Dtype::Bf16 if screens => screened!(run_bf16, [], 2),
-            Dtype::Bf16 => run_bf16::<false>(a, b, n, tol, lanes),
-            Dtype::F16 if screens => screened!(run_half, [1], 2),
-            Dtype::F16 => run_half::<1, false>(a, b, n, tol, lanes),
-            Dtype::F32 if screens => screened!(run_half, [2], 4),
-            Dtype::F32 => run_half::<2, false>(a, b, n, tol, lanes),
+        match (dtype, screen) {
+            (Dtype::Bf16, Some(units)) => screened!(run_bf16, [], 2, units),
+            (Dtype::Bf16, None) => run_bf16::<false>(a, b, n, tol, 0, lanes),
+            (Dtype::F16, Some(units)) => screened!(run_half, [1], 2, units),
+            (Dtype::F16, None) => run_half::<1, false>(a, b, n, tol, 0, lanes),
+            (Dtype::F32, Some(units)) => screened!(run_half, [2], 4, units),
+            (Dtype::F32, None) => run_half::<2, false>(a, b, n, tol, 0, lanes),
             _ => (0, false),
         }
     }
@@ -206,6 +206,7 @@ unsafe fn run_bf16<const SCREEN: bool>(
     b: &[u8],
     n: usize,
     (rtol, atol): (f64, f64),
+    units: u32,
     lanes: &mut Lanes,
 ) -> (usize, bool) {
     let n = n.min(a.len() / 2).min(b.len() / 2) / 32 * 32;
@@ -213,11 +214,9 @@ unsafe fn run_bf16<const SCREEN: bool>(
         return (0, SCREEN);
     }
     let whole = n;
-    let units = screen_units(Dtype::Bf16, (rtol, atol));
     // SAFETY: AVX-512 F/BW/VL, AVX2 and FMA are enabled here. The loop reads 32 elements
     // (64 bytes) of each side at element i with i + 32 <= n <= len / 2; loads are unaligned
-    // ones. The prefetch addresses use wrapping
-    // arithmetic and prefetches never fault.
+    // ones. The prefetch addresses use wrapping arithmetic and prefetches never fault.
     unsafe {
         let mut even = gather(lanes, even_lane);
         let mut odd = gather(lanes, odd_lane);
@@ -281,6 +280,7 @@ unsafe fn run_half<const KIND: u8, const SCREEN: bool>(
     b: &[u8],
     n: usize,
     (rtol, atol): (f64, f64),
+    units: u32,
     lanes: &mut Lanes,
 ) -> (usize, bool) {
     let w = if KIND == 2 { 4 } else { 2 };
@@ -305,8 +305,6 @@ unsafe fn run_half<const KIND: u8, const SCREEN: bool>(
         let mut low = gather(lanes, low_lane);
         let mut high = gather(lanes, high_lane);
         let (rv, av) = (_mm512_set1_pd(rtol), _mm512_set1_pd(atol));
-        let dtype = if KIND == 2 { Dtype::F32 } else { Dtype::F16 };
-        let units = screen_units(dtype, (rtol, atol));
         let mut mism = 0u64;
         let (pa, pb) = (a.as_ptr(), b.as_ptr());
         let mut i = 0;

@@ -78,7 +78,7 @@ fn compare_chunk_via(
     // raw elements instead, so two distinct ids never compare equal.
     let exact64 = da == db && matches!(da, Dtype::I64 | Dtype::U64) && tol == (0.0, 0.0);
     let mut acc = Acc::EMPTY;
-    let mut screen = ScreenState::default();
+    let mut screen = ScreenState::new(da, tol);
     let mut s = start;
     while s < end {
         let e = end.min(s.saturating_add(BLOCK_ELEMS));

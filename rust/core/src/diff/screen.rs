@@ -30,29 +30,38 @@ use crate::Dtype;
 /// screen, before screening again.
 const REST_BLOCKS: u8 = 32;
 
-/// Whether a chunk's next block runs the screened vector loop. Screening pays where nearly
-/// every step passes (pairs a unit or two apart everywhere, or mostly equal); where steps with a
+/// Whether a chunk's next block runs the screened vector loop, and with which screen (computed
+/// once: it depends only on the pair's dtype and tolerance). Screening pays where nearly every
+/// step passes (pairs a unit or two apart everywhere, or mostly equal); where steps with a
 /// place beyond it are common, the screened loop's branch mispredicts and the plain loop, which
 /// always computes the bound, is faster. So a block that saw such a step turns screening off
 /// for the next [`REST_BLOCKS`] blocks. Either loop gives the same bits (the claim above), so
 /// this changes only the speed.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct ScreenState {
+    units: u32,
     rest: u8,
 }
 
 impl ScreenState {
-    /// True when the next block should screen.
-    pub fn screens(&self) -> bool {
-        self.rest == 0
+    /// Screening on, with the screen of `dtype` at tolerance `tol` ([`screen_units`]).
+    pub fn new(dtype: Dtype, tol: (f64, f64)) -> ScreenState {
+        ScreenState {
+            units: screen_units(dtype, tol),
+            rest: 0,
+        }
     }
 
-    /// Records a block: `clean` when it screened and every step passed.
-    pub fn after(&mut self, screened: bool, clean: bool) {
-        self.rest = if screened && !clean {
-            REST_BLOCKS
-        } else {
-            self.rest.saturating_sub(1)
+    /// The screen the next block should use, `None` when it should run the plain loop.
+    pub fn next(&self) -> Option<u32> {
+        (self.rest == 0).then_some(self.units)
+    }
+
+    /// Records the block just run: `clean` when it screened and every step passed.
+    pub fn after(&mut self, clean: bool) {
+        self.rest = match self.rest {
+            0 if !clean => REST_BLOCKS,
+            rest => rest.saturating_sub(1),
         };
     }
 }
