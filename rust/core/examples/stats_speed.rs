@@ -1,5 +1,6 @@
 //! Speed sanity check (not a test): times `compute_stats` on a large in-memory BF16 buffer against
-//! the raw-read floor, one pass summing u64 words over the same bytes with the same threads.
+//! the raw-read floor, one pass summing u64 words over the same bytes with the same threads, and
+//! the content hash alone (xxh3-128 of each leaf) on the same threads.
 //!
 //! Run: `cargo run --release -p eagle3-inspect-core --example stats_speed [GiB] [threads]`
 //! (`STATS_DTYPE=F8_E4M3` etc. for another dtype).
@@ -110,6 +111,16 @@ fn main() {
     }
     let (t_stats, c_stats) = best(&mut || run(false));
     let (t_hash, c_hash) = best(&mut || run(true));
+    // The content hash alone, over the same leaves, on the same threads.
+    let (t_leaves, c_leaves) = best(&mut || {
+        let chunk = eagle3_inspect_core::stats::DEFAULT_CHUNK_BYTES;
+        let leaves: Vec<u128> = pool.install(|| {
+            data.par_chunks(chunk)
+                .map(eagle3_inspect_core::stats::xxh3_128)
+                .collect()
+        });
+        std::hint::black_box(leaves);
+    });
     println!("bytes: {len}, threads: {threads} (sink {sink:x})");
     let line = |name: &str, t: f64, c: f64| {
         println!(
@@ -123,6 +134,7 @@ fn main() {
     line("floor (sum u64)", t_floor, c_floor);
     line(&format!("stats {dtype}"), t_stats, c_stats);
     line(&format!("stats {dtype} + hash"), t_hash, c_hash);
+    line("hash alone", t_leaves, c_leaves);
 }
 
 /// User + system CPU seconds of this process so far.

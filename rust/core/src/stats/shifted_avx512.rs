@@ -220,14 +220,18 @@ unsafe fn run_bf16(bytes: &[u8], n: usize, k: f64, acc: &mut Acc) -> usize {
             umax = _mm512_max_epu16(umax, v);
             smax = _mm512_max_epi16(smax, v);
             kz = _mm512_mask_add_epi16(kz, _mm512_testn_epi16_mask(v, magnitude), kz, one);
-            // Each 256-bit half, 32-bit lane j: element 2j in its low half, 2j + 1 in its high
-            // half (one extraction of the raw upper half instead of one per widened half).
-            let (lo, hi) = (_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64::<1>(v));
-            let half = _mm512_castsi512_si256(high_half);
-            add!(s1e, s2e, _mm256_castsi256_ps(_mm256_slli_epi32::<16>(lo)));
-            add!(s1o, s2o, _mm256_castsi256_ps(_mm256_and_si256(lo, half)));
-            add!(s1e, s2e, _mm256_castsi256_ps(_mm256_slli_epi32::<16>(hi)));
-            add!(s1o, s2o, _mm256_castsi256_ps(_mm256_and_si256(hi, half)));
+            // 32-bit lane j: element 2j in its low half, 2j + 1 in its high half. Widened in
+            // 512-bit lanes (one shift, one and) and split into 256-bit halves after: one
+            // instruction fewer per step than splitting the raw bits first.
+            let (even, odd) = (_mm512_slli_epi32::<16>(v), _mm512_and_si512(v, high_half));
+            let (even_hi, odd_hi) = (
+                _mm512_extracti64x4_epi64::<1>(even),
+                _mm512_extracti64x4_epi64::<1>(odd),
+            );
+            add!(s1e, s2e, _mm256_castsi256_ps(_mm512_castsi512_si256(even)));
+            add!(s1o, s2o, _mm256_castsi256_ps(_mm512_castsi512_si256(odd)));
+            add!(s1e, s2e, _mm256_castsi256_ps(even_hi));
+            add!(s1o, s2o, _mm256_castsi256_ps(odd_hi));
             i += 32;
         }
         for (o, r) in out.iter_mut().zip([s1e, s1o, s2e, s2o]) {

@@ -1,5 +1,6 @@
 //! The AVX-512 block loop of XXH3 (see `xxh3`): the eight accumulators in one register, one
-//! 64-byte stripe per step, as in the reference implementation's AVX-512 path.
+//! 64-byte stripe per step, as in the reference implementation's AVX-512 path, but for the
+//! cross-lane sum (`acc[i ^ 1] += value`), done once per block on the block's summed values.
 
 use super::xxh3::{BLOCK, SCRAMBLE_KEY, SECRET, STRIPE, STRIPES_PER_BLOCK};
 use crate::elements::cpu::has_avx512;
@@ -26,17 +27,20 @@ unsafe fn run(acc: &mut [u64; 8], data: &[u8]) {
         let prime = _mm512_set1_epi32(0x9E37_79B1u32 as i32);
         let scramble_key = _mm512_loadu_si512(SECRET.as_ptr().add(SCRAMBLE_KEY).cast());
         for block in data.chunks_exact(BLOCK) {
+            // acc[i ^ 1] += value for every stripe: the additions are mod 2^64, so the block's
+            // values are summed as they come and swapped into place once, before the scramble
+            // (the same bits, one shuffle per block instead of one per stripe).
+            let mut values = _mm512_setzero_si512();
             for s in 0..STRIPES_PER_BLOCK {
                 let value = _mm512_loadu_si512(block.as_ptr().add(s * STRIPE).cast());
                 let key = _mm512_loadu_si512(SECRET.as_ptr().add(8 * s).cast());
                 let mixed = _mm512_xor_si512(value, key);
                 let product = _mm512_mul_epu32(mixed, _mm512_srli_epi64::<32>(mixed));
-                // acc[i ^ 1] += value: swap the two 64-bit halves of every 128-bit lane. The
-                // additions are mod 2^64, so summing the two terms first (one add on the
-                // accumulator's chain instead of two) gives the same bits.
-                let swapped = _mm512_shuffle_epi32::<0b01_00_11_10>(value);
-                a = _mm512_add_epi64(a, _mm512_add_epi64(product, swapped));
+                a = _mm512_add_epi64(a, product);
+                values = _mm512_add_epi64(values, value);
             }
+            // Swap the two 64-bit halves of every 128-bit lane.
+            a = _mm512_add_epi64(a, _mm512_shuffle_epi32::<0b01_00_11_10>(values));
             let shifted = _mm512_srli_epi64::<47>(a);
             let mixed = _mm512_xor_si512(_mm512_xor_si512(a, shifted), scramble_key);
             let lo = _mm512_mul_epu32(mixed, prime);
