@@ -124,3 +124,16 @@ def test_speculators_is_never_given_what_its_own_code_did_not_load(tmp_path: Pat
     assert fp8.status == "refused" and fp8.refusal["code"] == "EN001"
     assert "fc.input_scale" in fp8.refusal["reason"] and "nn.Linear" in fp8.refusal["reason"]
     assert not (tmp_path / "d").exists() and not (tmp_path / "f").exists()
+
+
+def test_drop_unused_does_not_hide_the_scales_an_engine_drops(tmp_path: Path) -> None:
+    """SGLang builds the FP8 drafter's fc as a plain nn.Linear and drops its two scales (EN001):
+    leaving them out of the copy changes nothing the engine computes, so `--drop-unused` is
+    refused on the same EN001, not on what the copy without its scales then looks like."""
+    src = CORPUS / "modelopt-0.47.0-fp8"
+    for drop_unused in (False, True):
+        report = fix(src, engine="sglang", out=tmp_path / "f", drop_unused=drop_unused)
+        assert report.status == "refused" and report.refusal["code"] == "EN001", drop_unused
+        reason = report.refusal["reason"]
+        assert "fc.input_scale" in reason and "unscaled" in reason, drop_unused
+    assert not (tmp_path / "f").exists()

@@ -308,7 +308,11 @@ def make_plan(
         unused |= {n for n in back if any(re.search(p, n) for p in profile.skipped)}
         dropped = sorted(back[n] for n in unused if n in back)
         names = {a: b for a, b in names.items() if a not in dropped}
+        # Leaving a tensor out changes nothing the engine computes, so an error its dropping
+        # was (a trained tensor the engine discards) stays an error of the copy.
+        lost = [f for f in errors(found) if f.code in DROPPED_CODES and f.tensor in unused]
         found, _ = simulate(profile, family, _infos(ckpt, names, extra), config, target)
+        found = lost + found
     plan = Plan(
         engine=profile.label,
         names=names,
