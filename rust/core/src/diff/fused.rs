@@ -116,8 +116,8 @@ fn portable(
 
 /// Runs the first `n` places (a multiple of [`LANES`]) through the widest vector loops the CPU
 /// has: AVX-512 for as many as it takes (screened with `screen` units when given, see
-/// `screen`), AVX2 for the rest; returns how many were done (a multiple of [`LANES`], so the next loop starts on lane
-/// 0) and whether every screened step passed.
+/// `screen`), AVX2 for the rest; returns how many were done (a multiple of [`LANES`], so the
+/// next loop starts on lane 0) and whether every screened step passed.
 #[allow(unused_variables)]
 fn vector_body(
     dtype: Dtype,
