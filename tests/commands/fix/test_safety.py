@@ -169,6 +169,8 @@ def test_corrupt_source_is_refused_with_its_finding_code(tmp_path: Path) -> None
     result = _cli(str(src), "--engine", ENGINE, "--out", str(tmp_path / "dst"))
     line = _one_error_line(result)
     assert line.startswith("eagle3-inspect: refused: ST"), line
+    # The line names the shard and where in it, as validate's finding does.
+    assert f"in {shard}" in line and "at byte " in line, line
     assert not (tmp_path / "dst").exists()
     assert tree_digest(src) == digest
 

@@ -265,6 +265,15 @@ def served_family(engine: EngineProfile, ckpt: Checkpoint) -> tuple[FamilyProfil
     return profile, family
 
 
+def _where(found: Finding) -> str:
+    """` (in FILE, tensor T, at byte N)` for a finding of SRC's files, as far as it has them."""
+    parts = [f"in {found.file}"] if found.file else []
+    named = found.tensor and found.tensor not in found.message
+    parts += [f"tensor {found.tensor}"] if named else []
+    parts += [f"at byte {found.offset}"] if found.offset is not None else []
+    return f" ({', '.join(parts)})" if parts else ""
+
+
 def make_plan(
     engine: EngineProfile,
     ckpt: Checkpoint,
@@ -275,7 +284,7 @@ def make_plan(
     """The plan for serving `ckpt` with `engine`, or `Refusal`."""
     bad = [f for f in ckpt.findings if f.severity is Severity.ERROR]
     if bad:
-        raise Refusal(bad[0].code, bad[0].message)
+        raise Refusal(bad[0].code, bad[0].message + _where(bad[0]))
     profile, family = served_family(engine, ckpt)
     d2t, d2t_note = offsets_d2t(ckpt, target)
     d2t_len = int(ckpt.tensors["d2t"].shape[0]) if "d2t" in ckpt.tensors else None
