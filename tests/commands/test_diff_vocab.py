@@ -71,3 +71,28 @@ def test_different_tokens_and_a_missing_mapping(tmp_path):
 def test_all_zero_d2t_is_offsets(tmp_path):
     side = analyze_side(eagle3_inspect.open(write(tmp_path / "z", {"d2t": np.zeros(8, np.int64)})))
     assert side.encoding == "offsets" and side.targets.tolist() == list(range(8))
+
+
+def test_a_cli_diff_compares_mappings_without_importing_numpy(tmp_path):
+    # The comparison runs natively; numpy would cost a fresh CLI process about 50 ms.
+    import json
+    import subprocess
+    import sys
+
+    shuffled = RNG.permutation(SELECTED)
+    a = write(tmp_path / "a", {**LM, "d2t": offsets(SELECTED), "t2d": t2d_of(SELECTED)})
+    b = write(tmp_path / "b", {**LM, "d2t": offsets(shuffled)}, config={"vocab_size": VT})
+    code = (
+        "import sys; from eagle3_inspect.cli.main import main\n"
+        "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+        "print('numpy' in sys.modules, file=sys.stderr)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, "diff", str(a), str(b), "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    vocab = json.loads(done.stdout)["vocab"]
+    assert vocab["same_mapping"] is False and vocab["same_token_set"] is True
+    assert done.stderr.strip().splitlines()[-1] == "False", done.stderr

@@ -60,7 +60,9 @@ def _names(ckpt: Checkpoint) -> tuple[str | None, str | None]:
     return _find(ckpt, "d2t"), _find(ckpt, "t2d")
 
 
-def _side(d2t: str | None, t2d: str | None, analysis: Mapping[str, Any]) -> VocabSide:
+def _side(
+    d2t: str | None, t2d: str | None, analysis: Mapping[str, Any], with_targets: bool = True
+) -> VocabSide:
     mapping = mapping_from_json(analysis)
     encoding = {"absent": None, "ambiguous": "offsets"}.get(mapping.encoding, mapping.encoding)
     return VocabSide(
@@ -72,7 +74,7 @@ def _side(d2t: str | None, t2d: str | None, analysis: Mapping[str, Any]) -> Voca
         reason=mapping.reason,
         draft_vocab=analysis.get("d2t_len"),
         target_vocab=mapping.vt,
-        targets=mapping.target_ids,
+        targets=mapping.target_ids if with_targets else None,
     )
 
 
@@ -96,10 +98,12 @@ def compare_vocab(a: Checkpoint, b: Checkpoint) -> dict[str, Any]:
     vocab_a, names_a = _analysis_args(a)
     vocab_b, names_b = _analysis_args(b)
     data = vocab_comparison(a, b, (vocab_a, vocab_b), (names_a, names_b))
-    side_a = _side(names_a[0] or None, names_a[1] or None, data["a"])
-    side_b = _side(names_b[0] or None, names_b[1] or None, data["b"])
+    # The comparison itself ran natively: the sides' target arrays are not needed (building
+    # them would import numpy, about 50 ms of a fresh CLI process).
+    side_a = _side(names_a[0] or None, names_a[1] or None, data["a"], with_targets=False)
+    side_b = _side(names_b[0] or None, names_b[1] or None, data["b"], with_targets=False)
     cmp = data["comparison"]
-    comparable = side_a.targets is not None and side_b.targets is not None
+    comparable = all(data[s].get("target_ids") is not None for s in ("a", "b"))
     same_mapping = bool(cmp["same_mapping"]) if comparable else None
     token_set = bool(cmp["same_token_set"]) if comparable else None
     same_encoding = (
