@@ -1,5 +1,6 @@
 """Fast start, as a mechanism (not a time): `--version` and `rules` import neither numpy nor
-rich, and `validate --no-stats --format concise` not numpy, rich or ml_dtypes."""
+rich, and `validate --no-stats --format concise` not numpy, rich or ml_dtypes (`diff`: in
+tests/commands/test_diff_vocab.py)."""
 
 from __future__ import annotations
 
@@ -23,12 +24,18 @@ print(json.dumps({"code": code, "loaded": [m for m in %r if m in sys.modules]}),
 """
 
 
-def loaded_by(*args: str) -> tuple[int, list[str]]:
+def probed(*args: str) -> tuple[int, list[str], str]:
+    """The exit code, the heavy modules loaded, and what the command printed on stdout."""
     done = subprocess.run(
         [sys.executable, "-c", PROBE % (HEAVY,), *args], capture_output=True, text=True, timeout=120
     )
     result = json.loads(done.stderr.strip().splitlines()[-1])
-    return result["code"], result["loaded"]
+    return result["code"], result["loaded"], done.stdout
+
+
+def loaded_by(*args: str) -> tuple[int, list[str]]:
+    code, loaded, _ = probed(*args)
+    return code, loaded
 
 
 @pytest.mark.parametrize("args", [["--version"], ["rules"], ["rules", "--format", "concise"]])

@@ -3,10 +3,13 @@ mapping/token-set equality, on mappings built the way the producers build them."
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 
 import eagle3_inspect
 from eagle3_inspect.commands.diff.vocab import analyze_side
+from tests.cli.test_fast_start import probed
 from tests.diff_helpers import write
 
 VT, VD = 1000, 64
@@ -75,24 +78,10 @@ def test_all_zero_d2t_is_offsets(tmp_path):
 
 def test_a_cli_diff_compares_mappings_without_importing_numpy(tmp_path):
     # The comparison runs natively; numpy would cost a fresh CLI process about 50 ms.
-    import json
-    import subprocess
-    import sys
-
     shuffled = RNG.permutation(SELECTED)
     a = write(tmp_path / "a", {**LM, "d2t": offsets(SELECTED), "t2d": t2d_of(SELECTED)})
     b = write(tmp_path / "b", {**LM, "d2t": offsets(shuffled)}, config={"vocab_size": VT})
-    code = (
-        "import sys; from eagle3_inspect.cli.main import main\n"
-        "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
-        "print('numpy' in sys.modules, file=sys.stderr)"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code, "diff", str(a), str(b), "--format", "json"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    vocab = json.loads(done.stdout)["vocab"]
+    code, loaded, out = probed("diff", str(a), str(b), "--format", "json")
+    vocab = json.loads(out)["vocab"]
     assert vocab["same_mapping"] is False and vocab["same_token_set"] is True
-    assert done.stderr.strip().splitlines()[-1] == "False", done.stderr
+    assert code == 1 and "numpy" not in loaded, loaded
